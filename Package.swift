@@ -1,0 +1,19 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "Flux",
+  platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6)],
+  products: [
+    .library(name: "FluxCore", targets: ["FluxCore"]),
+    .library(name: "FluxReactive", targets: ["FluxReactive"]),
+  ],
+  dependencies: [],
+  targets: [
+    .target(name: "FluxCore"),
+    .target(name: "FluxReactive", dependencies: ["FluxCore"]),
+    .testTarget(name: "FluxCoreTests", dependencies: ["FluxCore"]),
+    .testTarget(name: "FluxReactiveTests", dependencies: ["FluxReactive", "FluxCore"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,48 @@
+/// A proxy that dispatches actions to one store, or to every live store of a state type.
+///
+/// Extend it with functions that name what happens, for one state type:
+///
+/// ```swift
+/// extension Actions where State == CounterState {
+///   func increment() { dispatch(action: .increment) }
+///   func decrement() { dispatch(action: .decrement) }
+/// }
+///
+/// store.actions.increment()                 // this store only
+/// Store<CounterState>.actions.increment()   // every live store of CounterState
+/// ```
+///
+/// An action function may do asynchronous work first (a network request, say) and dispatch
+/// when it is done.
+///
+/// > Important: ``dispatch(action:)`` never blocks on a commit: it hands the action to the
+/// > store, which commits it on its ``Executor``. On ``Executor/immediate`` the commit runs
+/// > before `dispatch` returns, unless the same store is committing on another thread at that
+/// > moment; then that thread commits it next, in order. Dispatching through the ``Actions``
+/// > of a store that has been freed does nothing.
+public struct Actions<State: FluxCore.State>: Sendable {
+  // Exactly one of the two is set: a weak store target, or the registry of a state type.
+  private weak var core: StoreCore<State>?
+  private let registry: StoreRegistry<State>?
+
+  init(core: StoreCore<State>) {
+    self.core = core
+    self.registry = nil
+  }
+
+  init(registry: StoreRegistry<State>) {
+    self.core = nil
+    self.registry = registry
+  }
+
+  /// Dispatches `action` to the target store or stores.
+  ///
+  /// - Parameter action: The action to commit.
+  public func dispatch(action: State.Action) {
+    if let registry {
+      registry.dispatch(action)
+    } else {
+      core?.dispatch(action)
+    }
+  }
+}

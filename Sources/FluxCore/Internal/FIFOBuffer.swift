@@ -1,0 +1,48 @@
+/// A first-in, first-out queue over one growable array, for work that waits its turn.
+///
+/// Keeps its capacity when drained, so a steady flow of push and pop allocates nothing.
+/// Not thread-safe: the owner guards it with its lock.
+package struct FIFOBuffer<Element> {
+  private var storage: ContiguousArray<Element?> = []
+  private var head = 0
+
+  /// Creates an empty queue.
+  package init() {}
+
+  /// Whether nothing is waiting.
+  package var isEmpty: Bool { head == storage.count }
+
+  /// The number of waiting elements.
+  package var count: Int { storage.count - head }
+
+  /// Adds `element` at the back.
+  package mutating func append(_ element: Element) {
+    storage.append(element)
+  }
+
+  /// Removes and returns the front element, or `nil` when empty.
+  package mutating func popFirst() -> Element? {
+    guard head < storage.count else { return nil }
+    let element = storage[head].take()
+    head += 1
+    if head == storage.count {
+      storage.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head >= 64, head >= storage.count - head {
+      storage.removeFirst(head)
+      head = 0
+    }
+    return element
+  }
+
+  /// Removes every element and returns them in order.
+  package mutating func removeAll() -> [Element] {
+    var elements: [Element] = []
+    elements.reserveCapacity(count)
+    while let element = popFirst() { elements.append(element) }
+    storage = []
+    return elements
+  }
+}
+
+extension FIFOBuffer: Sendable where Element: Sendable {}

@@ -1,0 +1,120 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Bionic)
+  import Bionic
+#else
+  #error("Flux needs a platform lock: Darwin, Glibc, Musl or Bionic.")
+#endif
+
+/// A mutual-exclusion lock: `os_unfair_lock` on Darwin, `pthread_mutex_t` elsewhere.
+///
+/// Allocated once, never moved. Not recursive: locking it twice on one thread is a
+/// programming error (a deadlock on Linux, a crash on Darwin). Use ``RecursiveLock`` where
+/// the holder may call code that takes the same lock again.
+package final class Lock: @unchecked Sendable {
+  // The lock word is allocated once and only ever touched through the platform calls.
+  #if canImport(Darwin)
+    private let word: UnsafeMutablePointer<os_unfair_lock>
+  #else
+    private let word: UnsafeMutablePointer<pthread_mutex_t>
+  #endif
+
+  /// Creates an unlocked lock.
+  package init() {
+    #if canImport(Darwin)
+      word = .allocate(capacity: 1)
+      word.initialize(to: os_unfair_lock())
+    #else
+      word = .allocate(capacity: 1)
+      word.initialize(to: pthread_mutex_t())
+      let status = pthread_mutex_init(word, nil)
+      precondition(status == 0, "Flux: pthread_mutex_init failed with status \(status).")
+    #endif
+  }
+
+  deinit {
+    #if !canImport(Darwin)
+      let status = pthread_mutex_destroy(word)
+      assert(status == 0, "Flux: a lock was destroyed while held (status \(status)).")
+    #endif
+    word.deinitialize(count: 1)
+    word.deallocate()
+  }
+
+  /// Acquires the lock, blocking until it is available.
+  @inline(__always)
+  package func lock() {
+    #if canImport(Darwin)
+      os_unfair_lock_lock(word)
+    #else
+      let status = pthread_mutex_lock(word)
+      assert(status == 0, "Flux: pthread_mutex_lock failed with status \(status).")
+    #endif
+  }
+
+  /// Releases the lock; the calling thread must hold it.
+  @inline(__always)
+  package func unlock() {
+    #if canImport(Darwin)
+      os_unfair_lock_unlock(word)
+    #else
+      let status = pthread_mutex_unlock(word)
+      assert(status == 0, "Flux: pthread_mutex_unlock failed with status \(status).")
+    #endif
+  }
+
+  /// Runs `body` while holding the lock. `body` must not call code that takes this lock.
+  @inline(__always)
+  package func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+    lock()
+    defer { unlock() }
+    return try body()
+  }
+}
+
+/// A lock that the thread holding it may take again: a recursive `pthread_mutex_t`.
+///
+/// Flux uses it where user code runs while the lock is held (a sink's delivery), so that the
+/// same thread can come back in; what a reentrant call then does is decided explicitly by the
+/// owner of the lock (queue, never nest), not by the lock.
+package final class RecursiveLock: @unchecked Sendable {
+  // Allocated once, only ever touched through the pthread calls.
+  private let word: UnsafeMutablePointer<pthread_mutex_t>
+
+  /// Creates an unlocked recursive lock.
+  package init() {
+    word = .allocate(capacity: 1)
+    word.initialize(to: pthread_mutex_t())
+    var attributes = pthread_mutexattr_t()
+    pthread_mutexattr_init(&attributes)
+    pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+    let status = pthread_mutex_init(word, &attributes)
+    pthread_mutexattr_destroy(&attributes)
+    precondition(status == 0, "Flux: pthread_mutex_init failed with status \(status).")
+  }
+
+  deinit {
+    let status = pthread_mutex_destroy(word)
+    assert(status == 0, "Flux: a lock was destroyed while held (status \(status)).")
+    word.deinitialize(count: 1)
+    word.deallocate()
+  }
+
+  /// Acquires the lock, or takes it once more if this thread holds it already.
+  @inline(__always)
+  package func lock() {
+    let status = pthread_mutex_lock(word)
+    assert(status == 0, "Flux: pthread_mutex_lock failed with status \(status).")
+  }
+
+  /// Releases one hold of the lock.
+  @inline(__always)
+  package func unlock() {
+    let status = pthread_mutex_unlock(word)
+    assert(status == 0, "Flux: pthread_mutex_unlock failed with status \(status).")
+  }
+}

@@ -1,0 +1,74 @@
+/// Holds a ``State``, commits actions to it through its ``Mutations``, and publishes it
+/// through ``Computed``.
+///
+/// ```swift
+/// let store = Store<CounterState>(state: .init(), mutations: .init(), executor: .mainThread)
+/// store.computed.countTextValues.observe { print($0) }
+/// store.actions.increment()                // this store
+/// Store<CounterState>.actions.increment()  // every live store of CounterState
+/// ```
+///
+/// For state shared across an application, subclass it and keep one instance. Swift 6 asks a
+/// subclass of an `@unchecked Sendable` class to restate the conformance:
+///
+/// ```swift
+/// final class CounterStore: Store<CounterState>, @unchecked Sendable {
+///   static let shared = CounterStore()
+///
+///   private init() {
+///     super.init(state: .init(), mutations: .init(), executor: .queue(.global()))
+///   }
+/// }
+/// ```
+///
+/// > Important: Commits of one store never overlap and run in dispatch order, on the store's
+/// > executor, whatever it is (a concurrent queue included). An action dispatched during a
+/// > commit of the same store is committed after that commit ends; on ``Executor/immediate``
+/// > still before the outer `dispatch` returns. When the store is freed, commits still waiting
+/// > are dropped: none runs. Neither queued work nor the global dispatcher keeps a store alive.
+open class Store<State: FluxCore.State>: @unchecked Sendable {
+  // Every stored property is an immutable `let` of a Sendable type; the mutable parts live in
+  // `StoreCore` and `StoreRegistry`, which guard them with their locks.
+
+  /// Dispatches actions to this store only.
+  public let actions: Actions<State>
+
+  /// Reads this store's state.
+  public let computed: Computed<State>
+
+  private let core: StoreCore<State>
+  private let registry: StoreRegistry<State>
+  private let registration: UInt64
+
+  /// Creates a store of `state`, committing through `mutations` on `executor`.
+  ///
+  /// The store joins the stores reached by ``Store/actions-swift.type.property`` until it is
+  /// freed.
+  ///
+  /// - Parameters:
+  ///   - state: The state to manage.
+  ///   - mutations: The mutations that commit actions to `state`.
+  ///   - executor: Where commits run.
+  public init(state: State, mutations: State.Mutations, executor: Executor) {
+    let core = StoreCore(state: state, mutations: mutations, executor: executor)
+    self.core = core
+    self.actions = Actions(core: core)
+    self.computed = Computed(state: state)
+    self.registry = StoreRegistry<State>.shared
+    self.registration = registry.register(core)
+  }
+
+  deinit {
+    registry.unregister(registration)
+    core.cancel()
+  }
+
+  /// Dispatches actions to every live store of this state type (and no other), like an event
+  /// bus.
+  ///
+  /// Each store commits the action on its own executor, under its own ordering rules. A store
+  /// created while a global dispatch runs receives all of that action or none of it.
+  public static var actions: Actions<State> {
+    Actions(registry: StoreRegistry<State>.shared)
+  }
+}

@@ -1,0 +1,46 @@
+/// A read-only value: a fixed one, or a view of a ``Variable`` that reflects its changes.
+///
+/// ```swift
+/// let variable = Variable(0)
+/// let constant = variable.constant
+/// constant.signal.observe { print($0) }
+/// variable.value = 1
+/// print(constant.value)
+/// // prints "0"
+/// // prints "1"
+/// // prints "1"
+/// ```
+public struct Constant<Value> {
+  private let core: SubjectCore<Value>
+
+  /// Creates a constant that always holds `value`; its signal delivers it once per observer.
+  ///
+  /// - Parameter value: The value.
+  public init(_ value: Value) {
+    core = SubjectCore(current: value)
+    core.terminate()
+  }
+
+  /// Creates a read-only view of `variable`.
+  ///
+  /// The view keeps reading the variable's value; once the variable is freed, it keeps the
+  /// last value and its signal delivers only that.
+  ///
+  /// - Parameter variable: The variable to reflect.
+  public init(variable: Variable<Value>) {
+    core = variable.core
+  }
+
+  /// The current value.
+  public var value: Value {
+    core.value
+  }
+
+  /// The current value, then every change of the underlying variable.
+  public var signal: Signal<Value> {
+    Signal(core: core, replaying: true)
+  }
+}
+
+// The core guards the value and the observers with its lock.
+extension Constant: @unchecked Sendable where Value: Sendable {}

@@ -1,0 +1,36 @@
+extension Signal {
+  /// Calls `observer` with every value while `object` is alive.
+  ///
+  /// ```swift
+  /// signal.observe(duringScopeOf: self) { value in
+  ///   // Never called once `self` is deallocated.
+  /// }
+  /// ```
+  ///
+  /// Works on every platform without the Objective-C runtime: the observation holds `object`
+  /// weakly and checks it before each call, keeping it alive during the call. The observer is
+  /// never called after `object` is deallocated. Its closure (and what it captured) is released
+  /// at the first value that arrives after that, when the source ends (its sink or variable is
+  /// freed), or when the returned disposable is disposed, whichever comes first.
+  ///
+  /// - Parameters:
+  ///   - object: The object whose lifetime bounds the observation.
+  ///   - observer: Called with each value, on the sending thread.
+  /// - Returns: The disposable that ends the observation earlier.
+  @discardableResult
+  public func observe(
+    duringScopeOf object: AnyObject,
+    _ observer: @escaping (Value) -> Void
+  ) -> any Disposable {
+    let scope = LateDisposable()
+    scope.set(
+      observe { [weak object] value in
+        guard let alive = object else {
+          scope.dispose()
+          return
+        }
+        withExtendedLifetime(alive) { observer(value) }
+      })
+    return scope
+  }
+}

@@ -1,0 +1,68 @@
+/// A push-driven stream of values over time, observed with ``observe(_:)``.
+///
+/// Get one from a ``Sink``, a ``Variable`` or a ``Constant``, or make one from a producer:
+///
+/// ```swift
+/// let signal = sink.signal
+/// signal.observe { print("1: \($0)") }
+/// signal.observe { print("2: \($0)") }
+/// sink.send(value: 100)
+/// // prints "1: 100"
+/// // prints "2: 100"
+/// ```
+///
+/// A signal is a value: copying it is cheap, and it keeps its source alive but never its
+/// observers' owners.
+///
+/// > Important: Observers run on the thread that sends the value, one value at a time per
+/// > source. Use ``observe(on:)`` to move delivery to an ``Executor``.
+public struct Signal<Value> {
+  private enum Source {
+    case subject(SubjectCore<Value>, replaying: Bool)
+    case producer((@escaping (Value) -> Void) -> any Disposable)
+  }
+
+  private let source: Source
+
+  init(core: SubjectCore<Value>, replaying: Bool) {
+    source = .subject(core, replaying: replaying)
+  }
+
+  /// Creates a signal whose observations are started by `producer`.
+  ///
+  /// `producer` runs once per observation with a function to call for each value, and returns
+  /// the disposable that ends that observation.
+  ///
+  /// ```swift
+  /// let numbers = Signal<Int> { send in
+  ///   send(1)
+  ///   send(2)
+  ///   return AnyDisposable()
+  /// }
+  /// ```
+  ///
+  /// - Parameter producer: Starts one observation.
+  public init(_ producer: @escaping (@escaping (Value) -> Void) -> any Disposable) {
+    source = .producer(producer)
+  }
+
+  /// Calls `observer` with every value, until the returned disposable is disposed.
+  ///
+  /// - Parameter observer: Called with each value, on the sending thread.
+  /// - Returns: The disposable that ends the observation.
+  @discardableResult
+  public func observe(_ observer: @escaping (Value) -> Void) -> any Disposable {
+    switch source {
+    case .subject(let core, let replaying):
+      let key = replaying ? core.addReplaying(observer) : core.add(observer)
+      guard let key else { return DisposedDisposable() }
+      return ObserverToken(core: core, key: key)
+    case .producer(let producer):
+      return producer(observer)
+    }
+  }
+}
+
+// A signal holds its source: a subject core (lock-guarded) or a producer that starts
+// observations; it has no mutable state of its own.
+extension Signal: @unchecked Sendable where Value: Sendable {}

@@ -1,0 +1,73 @@
+/// A thread-safe mutable value whose ``signal`` delivers the current value, then every change.
+///
+/// ```swift
+/// let variable = Variable(0)
+/// variable.signal.observe { print($0) }
+/// variable.value = 1
+/// // prints "0"
+/// // prints "1"
+/// ```
+///
+/// Freeing the variable ends its signal and releases every observer.
+///
+/// > Important: A new observer receives the current value first, then every change, with no
+/// > change lost or doubled even when another thread sets the value at that moment. Changes are
+/// > delivered like ``Sink/send(value:)`` delivers: synchronously on the setting thread, one
+/// > at a time. Reading ``value`` or setting it from inside one of its own observers works; a
+/// > set made there is delivered right after the current delivery, not nested.
+/// > `value += 1` reads and writes in two steps: use ``modify(_:)`` when several threads
+/// > change the value.
+public final class Variable<Value> {
+  let core: SubjectCore<Value>
+
+  /// Creates a variable holding `value`.
+  ///
+  /// - Parameter value: The initial value.
+  public init(_ value: Value) {
+    core = SubjectCore(current: value)
+  }
+
+  deinit {
+    core.terminate()
+  }
+
+  /// The current value. Setting it delivers the new value to every observer.
+  public var value: Value {
+    get { core.value }
+    set { core.set(newValue) }
+  }
+
+  /// The current value, then every change.
+  public var signal: Signal<Value> {
+    Signal(core: core, replaying: true)
+  }
+
+  /// A read-only view of this variable.
+  public var constant: Constant<Value> {
+    Constant(variable: self)
+  }
+
+  /// Changes the value in one atomic read-modify-write and delivers the result once.
+  ///
+  /// ```swift
+  /// let hits = Variable(0)
+  /// DispatchQueue.concurrentPerform(iterations: 1_000) { _ in
+  ///   hits.modify { $0 += 1 }
+  /// }
+  /// // hits.value == 1_000
+  /// ```
+  ///
+  /// `body` runs under the variable's lock: keep it short, and change the value only through
+  /// its argument. Reading or setting this variable inside `body` is a precondition failure.
+  /// If `body` throws, the value keeps what `body` left in it and nothing is delivered.
+  ///
+  /// - Parameter body: Changes the value in place.
+  /// - Returns: What `body` returns.
+  @discardableResult
+  public func modify<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    try core.modify(body)
+  }
+}
+
+// The core guards the value and the observers with its lock.
+extension Variable: @unchecked Sendable where Value: Sendable {}
