@@ -1,0 +1,116 @@
+import Dispatch
+import FluxCore
+import Foundation
+import Testing
+
+@Suite("Executor", .serialized)
+struct ExecutorTests {
+  enum MainBinding {}
+
+  @Test("inv13: .immediate runs inline on the calling thread")
+  func inv13_immediateRunsInline() {
+    let ran = Counter()
+    Executor.immediate.execute { ran.increment() }
+    #expect(ran.value == 1)
+  }
+
+  @Test("inv13: .queue enqueues on the given queue")
+  func inv13_queueEnqueues() {
+    let key = DispatchSpecificKey<Int>()
+    let queue = DispatchQueue(label: "executor-test")
+    queue.setSpecific(key: key, value: 7)
+    let seen = Recorder<Int?>()
+    let blocker = DispatchSemaphore(value: 0)
+    queue.async { blocker.wait() }
+    Executor.queue(queue).execute { seen.append(DispatchQueue.getSpecific(key: key)) }
+    #expect(seen.values.isEmpty, "queue work ran inline")
+    blocker.signal()
+    #expect(waitUntil { seen.values.count == 1 })
+    #expect(seen.values == [7])
+  }
+
+  @Test("inv13: .mainThread runs inline on the main queue when nothing is pending")
+  func inv13_mainInlineWhenIdle() async {
+    let inline = await onMainQueue {
+      var ran = false
+      let box = Box(false)
+      Executor.mainThread.execute { box.value = true }
+      ran = box.value
+      return ran
+    }
+    #expect(inline)
+  }
+
+  @Test("inv13: .mainThread from another thread enqueues on the main queue")
+  func inv13_mainEnqueuesFromOtherThreads() async {
+    let key = DispatchSpecificKey<Int>()
+    DispatchQueue.main.setSpecific(key: key, value: 1)
+    let seen = Recorder<Int?>()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      DispatchQueue.global().async {
+        Executor.mainThread.execute {
+          seen.append(DispatchQueue.getSpecific(key: key))
+          continuation.resume()
+        }
+      }
+    }
+    #expect(seen.values == [1])
+  }
+
+  @Test("inv13: .mainThread keeps one process-wide order; pending work is not overtaken")
+  func inv13_mainFIFOProcessWide() async {
+    let order = Recorder<String>()
+    let enqueued = DispatchSemaphore(value: 0)
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      DispatchQueue.main.async {
+        // Main is busy here, so work from another thread waits (pending) behind this block.
+        DispatchQueue.global().async {
+          Executor.mainThread.execute { order.append("background") }
+          enqueued.signal()
+        }
+        enqueued.wait()
+        // Nothing of ours runs inline while the background work is pending.
+        Executor.mainThread.execute {
+          order.append("main")
+          continuation.resume()
+        }
+        order.append("after submit")
+      }
+    }
+    #expect(order.values == ["after submit", "background", "main"])
+  }
+
+  @Test("inv13: work submitted from running .mainThread work with nothing pending runs nested, inline")
+  func inv13_mainNestedInline() async {
+    let order = await onMainQueue {
+      let order = Recorder<String>()
+      Executor.mainThread.execute {
+        order.append("outer begin")
+        Executor.mainThread.execute { order.append("inner") }
+        order.append("outer end")
+      }
+      return order.values
+    }
+    #expect(order == ["outer begin", "inner", "outer end"])
+  }
+
+  @Test("inv13: a commit on .mainThread from the main queue runs synchronously")
+  func inv13_mainCommitIsSynchronous() async {
+    let committed = await onMainQueue {
+      let state = LogState<MainBinding>()
+      let store = Store(state: state, mutations: .init(), executor: .mainThread)
+      store.actions.dispatch(action: 5)
+      return state.committed.values
+    }
+    #expect(committed == [5])
+  }
+
+  @Test("a custom executor runs work where its context puts it")
+  func customExecutor() {
+    let queue = DispatchQueue(label: "custom")
+    let executor = Executor { work in queue.async(execute: work) }
+    let ran = Counter()
+    executor.execute { ran.increment() }
+    #expect(waitUntil { ran.value == 1 })
+  }
+}

@@ -1,0 +1,106 @@
+import Dispatch
+import FluxCore
+import Foundation
+import Testing
+
+@Suite("Global dispatch")
+struct GlobalDispatchTests {
+  enum Instance {}
+  enum All {}
+  enum Other {}
+  enum Churn {}
+  enum Creating {}
+  enum Weak {}
+  enum Order {}
+
+  @Test("inv11: store.actions reaches that store only")
+  func inv11_instanceActionsReachOneStore() {
+    let first = LogState<Instance>()
+    let second = LogState<Instance>()
+    let store = Store(state: first, mutations: .init(), executor: .immediate)
+    let other = Store(state: second, mutations: .init(), executor: .immediate)
+    store.actions.dispatch(action: 1)
+    #expect(first.committed.values == [1])
+    #expect(second.committed.values.isEmpty)
+    withExtendedLifetime(other) {}
+  }
+
+  @Test("inv11: Store<S>.actions reaches every live store of S and no other type")
+  func inv11_staticActionsReachEveryStoreOfTheType() {
+    let states = (0..<5).map { _ in LogState<All>() }
+    let stores = states.map { Store(state: $0, mutations: .init(), executor: .immediate) }
+    let stranger = LogState<Other>()
+    let strangerStore = Store(state: stranger, mutations: .init(), executor: .immediate)
+    Store<LogState<All>>.actions.dispatch(action: 42)
+    for state in states { #expect(state.committed.values == [42]) }
+    #expect(stranger.committed.values.isEmpty)
+    withExtendedLifetime((stores, strangerStore)) {}
+  }
+
+  @Test("inv11: global actions keep dispatch order per store, on each store's executor")
+  func inv11_globalOrder() {
+    let states = (0..<4).map { _ in LogState<Order>() }
+    let stores = states.map { Store(state: $0, mutations: .init(), executor: .queue(.global())) }
+    for action in 0..<500 { Store<LogState<Order>>.actions.dispatch(action: action) }
+    for state in states {
+      #expect(waitUntil { state.committed.values.count == 500 })
+      #expect(state.committed.values == Array(0..<500))
+    }
+    withExtendedLifetime(stores) {}
+  }
+
+  @Test("inv11: stores created and freed during global dispatch neither crash nor get half an action")
+  func inv11_churnDuringGlobalDispatch() {
+    let standing = (0..<8).map { _ in LogState<Churn>() }
+    let standingStores = standing.map { Store(state: $0, mutations: .init(), executor: .immediate) }
+    let churned = Recorder<LogState<Churn>>()
+    let dispatches = 2_000
+    race(threads: 3, iterations: dispatches) { thread, index in
+      if thread == 0 {
+        Store<LogState<Churn>>.actions.dispatch(action: index)
+      } else {
+        let state = LogState<Churn>()
+        churned.append(state)
+        let store = Store(state: state, mutations: .init(), executor: .immediate)
+        withExtendedLifetime(store) {}
+      }
+    }
+    for state in standing { #expect(state.committed.values == Array(0..<dispatches)) }
+    for state in churned.values {
+      let seen = state.committed.values
+      #expect(Set(seen).count == seen.count, "a churned store got an action twice")
+      #expect(seen == seen.sorted(), "a churned store got actions out of order")
+    }
+    withExtendedLifetime(standingStores) {}
+  }
+
+  @Test("inv11: a store created by a mutation during a global dispatch gets all of it or none")
+  func inv11_storeCreatedDuringGlobalDispatch() {
+    let created = Recorder<LogState<Creating>>()
+    let keep = Box<[Store<LogState<Creating>>]>([])
+    let first = LogState<Creating> { action in
+      let state = LogState<Creating>()
+      created.append(state)
+      keep.value.append(Store(state: state, mutations: .init(), executor: .immediate))
+    }
+    let store = Store(state: first, mutations: .init(), executor: .immediate)
+    Store<LogState<Creating>>.actions.dispatch(action: 1)
+    #expect(first.committed.values == [1])
+    for state in created.values { #expect(state.committed.values.count <= 1) }
+    withExtendedLifetime(store) {}
+  }
+
+  @Test("inv8: the global dispatcher never keeps a store alive")
+  func inv8_registryHoldsStoresWeakly() {
+    weak var weakStore: Store<LogState<Weak>>?
+    let state = LogState<Weak>()
+    do {
+      let store = Store(state: state, mutations: .init(), executor: .immediate)
+      weakStore = store
+      Store<LogState<Weak>>.actions.dispatch(action: 1)
+    }
+    #expect(weakStore == nil)
+    Store<LogState<Weak>>.actions.dispatch(action: 2)
+    #expect(state.committed.values == [1])
+  }
+}

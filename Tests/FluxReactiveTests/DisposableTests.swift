@@ -1,0 +1,111 @@
+import Dispatch
+import FluxCore
+import Foundation
+import Testing
+
+@testable import FluxReactive
+
+@Suite("Disposables")
+struct DisposableTests {
+  @Test("inv6: dispose is idempotent and thread-safe; an observation ends once")
+  func inv6_disposeIdempotentAndThreadSafe() {
+    for _ in 0..<200 {
+      let sink = Sink<Int>()
+      let disposable = sink.signal.observe { _ in }
+      let runs = Counter()
+      let any = AnyDisposable { runs.increment() }
+      race(threads: 4, iterations: 3) { _, _ in
+        disposable.dispose()
+        any.dispose()
+      }
+      #expect(disposable.isDisposed)
+      #expect(any.isDisposed)
+      #expect(runs.value == 1)
+      #expect(sink.core.observerCount == 0)
+    }
+  }
+
+  @Test("inv6: a disposed observer is released at once, with what it captured")
+  func inv6_disposedObserverReleasedAtOnce() {
+    let sink = Sink<Int>()
+    let flag = DeallocFlag()
+    let variableFlag = DeallocFlag()
+    let variable = Variable(0)
+    let disposables: [any Disposable] = [
+      sink.signal.observe { [tracked = Tracked(flag)] _ in _ = tracked },
+      variable.signal.map { $0 + 1 }.observe { [tracked = Tracked(variableFlag)] _ in _ = tracked },
+    ]
+    #expect(!flag.isFreed)
+    for disposable in disposables { disposable.dispose() }
+    #expect(flag.isFreed)
+    #expect(variableFlag.isFreed)
+  }
+
+  @Test("inv6: disposal does not scan the observers: 200,000 disposals in random order", .timeLimit(.minutes(1)))
+  func inv6_disposalIsNotLinear() {
+    let sink = Sink<Int>()
+    var disposables = (0..<200_000).map { _ in sink.signal.observe { _ in } }
+    var generator = SystemRandomNumberGenerator()
+    disposables.shuffle(using: &generator)
+    for disposable in disposables { disposable.dispose() }
+    #expect(sink.core.observerCount == 0)
+  }
+
+  @Test("inv6: disposal keeps the order and membership of the other observers")
+  func inv6_disposalKeepsOthers() {
+    let sink = Sink<Int>()
+    var seen: [Int] = []
+    let disposables = (0..<100).map { index in sink.signal.observe { _ in seen.append(index) } }
+    for (index, disposable) in disposables.enumerated() where index % 3 != 0 { disposable.dispose() }
+    sink.send(value: 0)
+    #expect(seen == Array(stride(from: 0, to: 100, by: 3)))
+    #expect(disposables[1].isDisposed)
+    #expect(!disposables[0].isDisposed)
+  }
+
+  @Test("inv6: a scope disposes everything on dispose(), and newcomers at once after that")
+  func inv6_scopeDisposesAll() {
+    let scope = DisposableScope()
+    let first = AnyDisposable()
+    let second = AnyDisposable()
+    scope += first
+    scope.add(disposable: second)
+    #expect(!first.isDisposed)
+    scope.dispose()
+    #expect(first.isDisposed && second.isDisposed && scope.isDisposed)
+    let late = AnyDisposable()
+    scope += late
+    #expect(late.isDisposed)
+  }
+
+  @Test("inv6: a scope disposes everything when freed; += on a nil scope disposes at once")
+  func inv6_scopeDisposesOnDeinit() {
+    let kept = AnyDisposable()
+    var scope: DisposableScope? = DisposableScope([kept as any Disposable])
+    scope += AnyDisposable()
+    scope = nil
+    #expect(kept.isDisposed)
+    let orphan = AnyDisposable()
+    scope += orphan
+    #expect(orphan.isDisposed)
+  }
+
+  @Test("inv6: a scope is thread-safe under concurrent add and dispose")
+  func inv6_scopeConcurrent() {
+    for _ in 0..<100 {
+      let scope = DisposableScope()
+      let added = Recorder<AnyDisposable>()
+      race(threads: 3, iterations: 20) { thread, index in
+        if thread == 0, index == 10 {
+          scope.dispose()
+        } else {
+          let disposable = AnyDisposable()
+          added.append(disposable)
+          scope += disposable
+        }
+      }
+      scope.dispose()
+      #expect(added.values.allSatisfy { $0.isDisposed })
+    }
+  }
+}

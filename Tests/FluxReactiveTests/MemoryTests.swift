@@ -1,0 +1,70 @@
+import FluxCore
+import Foundation
+import Testing
+
+@testable import FluxReactive
+
+@Suite("Memory")
+struct MemoryTests {
+  @Test("inv8: dropping the last reference to a sink frees it and its observers")
+  func inv8_sinkFreedWithObservers() {
+    let flag = DeallocFlag()
+    weak var weakSink: Sink<Int>?
+    var signal: Signal<String>?
+    do {
+      let sink = Sink<Int>()
+      weakSink = sink
+      signal = sink.signal.map { "\($0)" }
+      signal?.observe { [tracked = Tracked(flag)] _ in _ = tracked }
+      sink.send(value: 1)
+    }
+    #expect(weakSink == nil)
+    #expect(flag.isFreed)
+    #expect(signal?.observe { _ in }.isDisposed == true)
+  }
+
+  @Test("inv8: dropping the last reference to a variable frees it and its observers")
+  func inv8_variableFreedWithObservers() {
+    let flag = DeallocFlag()
+    weak var weakVariable: Variable<Int>?
+    do {
+      let variable = Variable(0)
+      weakVariable = variable
+      variable.signal.observe(on: .immediate).observe { [tracked = Tracked(flag)] _ in _ = tracked }
+    }
+    #expect(weakVariable == nil)
+    #expect(flag.isFreed)
+  }
+
+  @Test("inv8: an observer that captures its own disposable forms no cycle")
+  func inv8_observerCapturingItsDisposable() {
+    let flag = DeallocFlag()
+    weak var weakSink: Sink<Int>?
+    do {
+      let sink = Sink<Int>()
+      weakSink = sink
+      let holder = Box<(any Disposable)?>(nil)
+      holder.value = sink.signal.observe { [tracked = Tracked(flag)] _ in
+        _ = tracked
+        _ = holder.value
+      }
+    }
+    #expect(weakSink == nil)
+    #expect(flag.isFreed)
+  }
+
+  @Test("inv8: a scope is freed with what it holds")
+  func inv8_scopeFreed() {
+    let flag = DeallocFlag()
+    let sink = Sink<Int>()
+    weak var weakScope: DisposableScope?
+    do {
+      let scope = DisposableScope()
+      weakScope = scope
+      scope += sink.signal.observe { [tracked = Tracked(flag)] _ in _ = tracked }
+    }
+    #expect(weakScope == nil)
+    #expect(flag.isFreed)
+    #expect(sink.core.observerCount == 0)
+  }
+}

@@ -1,0 +1,1 @@
+../../FluxCoreTests/Support/Support.swift

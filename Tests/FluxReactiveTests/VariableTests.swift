@@ -1,0 +1,107 @@
+import Dispatch
+import FluxCore
+import Foundation
+import Testing
+
+@testable import FluxReactive
+
+@Suite("Variable")
+struct VariableTests {
+  @Test("inv5: signal delivers the current value, then every change, none lost or doubled under a racing setter")
+  func inv5_replayWithoutLossUnderRace() {
+    for _ in 0..<50 {
+      let variable = Variable(0)
+      let last = 2_000
+      let seen = Recorder<Int>()
+      let started = DispatchSemaphore(value: 0)
+      let setter = Thread {
+        started.signal()
+        for value in 1...last { variable.value = value }
+      }
+      setter.start()
+      started.wait()
+      let disposable = variable.signal.observe { seen.append($0) }
+      #expect(waitUntil { seen.values.last == last })
+      let values = seen.values
+      #expect(values == Array(values.first!...last), "lost or doubled a change: \(values.prefix(10))")
+      disposable.dispose()
+    }
+  }
+
+  @Test("inv5: modify from many threads loses no update; observers see each change once, in order")
+  func inv5_modifyIsAtomic() {
+    let variable = Variable(0)
+    let seen = Recorder<Int>()
+    variable.signal.observe { seen.append($0) }
+    race(threads: 4, iterations: 2_500) { _, _ in variable.modify { $0 += 1 } }
+    #expect(variable.value == 10_000)
+    #expect(seen.values == Array(0...10_000))
+  }
+
+  @Test("inv5: reading and setting the value from inside its own observer works")
+  func inv5_readAndSetInsideObserver() {
+    let variable = Variable(0)
+    var seen: [String] = []
+    variable.signal.observe { value in
+      seen.append("a \(value) read \(variable.value)")
+      if value == 1 { variable.value = 2 }
+    }
+    variable.signal.observe { value in seen.append("b \(value)") }
+    variable.value = 1
+    #expect(variable.value == 2)
+    #expect(seen == ["a 0 read 0", "b 0", "a 1 read 1", "b 1", "a 2 read 2", "b 2"])
+  }
+
+  @Test("inv5: an observer added during a delivery gets the current value once, then changes")
+  func inv5_observeDuringDelivery() {
+    let variable = Variable(0)
+    var late: [Int] = []
+    variable.signal.observe { value in
+      if value == 1 {
+        variable.value = 2  // queued
+        variable.signal.observe { late.append($0) }  // replays 2 now; must not get 2 again
+      }
+    }
+    variable.value = 1
+    variable.value = 3
+    #expect(late == [2, 3])
+  }
+
+  @Test("modify returns what its body returns, and a throwing body delivers nothing")
+  func modifyResultAndThrow() {
+    struct Failure: Error {}
+    let variable = Variable([1])
+    var seen: [[Int]] = []
+    variable.signal.observe { seen.append($0) }
+    let count = variable.modify { values -> Int in
+      values.append(2)
+      return values.count
+    }
+    #expect(count == 2)
+    #expect(throws: Failure.self) {
+      try variable.modify { values in
+        values.append(3)
+        throw Failure()
+      }
+    }
+    #expect(variable.value == [1, 2, 3])
+    #expect(seen == [[1], [1, 2]])
+  }
+
+  @Test("a constant reflects its variable, and keeps the last value after the variable is freed")
+  func constantOutlivesVariable() {
+    var variable: Variable<Int>? = Variable(1)
+    let constant = variable!.constant
+    variable?.value = 2
+    variable = nil
+    #expect(constant.value == 2)
+    var seen: [Int] = []
+    constant.signal.observe { seen.append($0) }
+    #expect(seen == [2])
+    let fixed = Constant("fixed")
+    var fixedSeen: [String] = []
+    let disposable = fixed.signal.observe { fixedSeen.append($0) }
+    #expect(fixedSeen == ["fixed"])
+    #expect(disposable.isDisposed)
+  }
+}
