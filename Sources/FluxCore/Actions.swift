@@ -45,4 +45,15 @@ public struct Actions<State: FluxCore.State>: Sendable {
       core?.dispatch(action)
     }
   }
+
+  /// Dispatches `action`; `completion` learns whether it was committed.
+  func dispatch(action: State.Action, completion: @escaping @Sendable (Bool) -> Void) {
+    if let registry {
+      registry.dispatch(action, completion: completion)
+    } else if let core {
+      core.dispatch(action, completion: completion)
+    } else {
+      completion(false)
+    }
+  }
 }

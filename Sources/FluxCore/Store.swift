@@ -48,14 +48,21 @@ open class Store<State: FluxCore.State>: @unchecked Sendable {
   /// - Parameters:
   ///   - state: The state to manage.
   ///   - mutations: The mutations that commit actions to `state`.
-  ///   - executor: Where commits run.
-  public init(state: State, mutations: State.Mutations, executor: Executor) {
-    let core = StoreCore(state: state, mutations: mutations, executor: executor)
+  ///   - executor: Where commits, and the middleware hooks around them, run.
+  ///   - middlewares: Middleware that sees every action of this store, first given first;
+  ///     ``SharedMiddleware`` wraps it. None by default.
+  public init(
+    state: State,
+    mutations: State.Mutations,
+    executor: Executor,
+    middlewares: [AnyMiddleware<State>] = []
+  ) {
+    let core = StoreCore(state: state, mutations: mutations, executor: executor, middlewares: middlewares)
     self.core = core
     self.actions = Actions(core: core)
     self.computed = Computed(state: state)
-    self.registry = StoreRegistry<State>.shared
-    self.registration = registry.register(core)
+    core.setShared([])
+    (self.registry, self.registration) = Registries.register(core)
   }
 
   deinit {

@@ -31,12 +31,10 @@ struct ExecutorTests {
 
   @Test("inv13: .mainThread runs inline on the main queue when nothing is pending")
   func inv13_mainInlineWhenIdle() async {
-    let inline = await onMainQueue {
-      var ran = false
+    let inline = await eventuallyOnMainQueue {
       let box = Box(false)
       Executor.mainThread.execute { box.value = true }
-      ran = box.value
-      return ran
+      return box.value
     }
     #expect(inline)
   }
@@ -82,27 +80,27 @@ struct ExecutorTests {
 
   @Test("inv13: work submitted from running .mainThread work with nothing pending runs nested, inline")
   func inv13_mainNestedInline() async {
-    let order = await onMainQueue {
+    let nested = await eventuallyOnMainQueue {
       let order = Recorder<String>()
       Executor.mainThread.execute {
         order.append("outer begin")
         Executor.mainThread.execute { order.append("inner") }
         order.append("outer end")
       }
-      return order.values
+      return order.values == ["outer begin", "inner", "outer end"]
     }
-    #expect(order == ["outer begin", "inner", "outer end"])
+    #expect(nested)
   }
 
   @Test("inv13: a commit on .mainThread from the main queue runs synchronously")
   func inv13_mainCommitIsSynchronous() async {
-    let committed = await onMainQueue {
+    let synchronous = await eventuallyOnMainQueue {
       let state = LogState<MainBinding>()
       let store = Store(state: state, mutations: .init(), executor: .mainThread)
       store.actions.dispatch(action: 5)
-      return state.committed.values
+      return state.committed.values == [5]
     }
-    #expect(committed == [5])
+    #expect(synchronous)
   }
 
   @Test("a custom executor runs work where its context puts it")

@@ -1,76 +1,228 @@
-/// The engine of a ``Store``: its state, its mutations and the queue of actions waiting for
-/// their commit.
+/// The engine of a ``Store``: its state, its mutations, its middleware and the queue of
+/// actions waiting for their commit.
 ///
-/// One drain at a time walks the queue and commits, so commits never overlap and keep dispatch
-/// order on any executor. On ``Executor/immediate`` the dispatching thread drains at once; on
-/// any other executor one drain is scheduled and runs until the queue is empty. An action
-/// dispatched while a drain runs (from a mutation, say) joins the queue and is committed by
-/// that drain after the current commit. The lock is never held while user code runs.
-final class StoreCore<State: FluxCore.State>: @unchecked Sendable {
+/// One drain at a time walks the queue, so commits (and middleware hooks) never overlap and
+/// keep dispatch order on any executor. On ``Executor/immediate`` the dispatching thread drains
+/// at once; on any other executor one drain is scheduled and runs until the queue is empty. An
+/// action dispatched while a drain runs (from a mutation, say) joins the queue and is committed
+/// by that drain after the current commit. The lock is never held while user code runs.
+final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable {
+  /// An action on its way: where it stands in the middleware, and who waits for it.
+  struct Pending {
+    var action: State.Action
+    /// The next interceptor to run, or `cancelled` when only the cancel hooks remain.
+    var stage: Int
+    var completion: (@Sendable (Bool) -> Void)?
+
+    static var cancelled: Int { -1 }
+  }
+
+  private enum Decision {
+    case proceed, cancel, pending
+  }
+
   let state: State
   let mutations: State.Mutations
   let executor: Executor
   private let isImmediate: Bool
+  private let ownMiddlewares: [AnyMiddleware<State>]
 
   private let lock = Lock()
-  // Guarded by `lock`: actions waiting for their commit, in dispatch order.
-  private var queue = FIFOBuffer<State.Action>()
-  // Guarded by `lock`: a drain is running or scheduled on the executor.
+  // Everything below is guarded by `lock`.
+  private var queue = FIFOBuffer<Pending>()
+  /// A drain is running or scheduled on the executor.
   private var isDraining = false
-  // Guarded by `lock`: the store is gone; nothing more is committed.
+  /// The store is gone; nothing more is committed.
   private var isCancelled = false
+  private var pipeline: MiddlewarePipeline<State>?
+  /// The interception running now on the drain, and the decision it got while running.
+  private var intercepting: UInt64 = 0
+  private var decidedInline: Bool?
+  private var nextSerial: UInt64 = 1
+  /// Actions whose interceptor has not decided yet, by serial.
+  private var delayed: [UInt64: Pending] = [:]
+  /// A decided ``Proceed`` nobody else holds, for the next interception.
+  private var spareProceed: Proceed?
 
-  init(state: State, mutations: State.Mutations, executor: Executor) {
+  init(state: State, mutations: State.Mutations, executor: Executor, middlewares: [AnyMiddleware<State>]) {
     self.state = state
     self.mutations = mutations
     self.executor = executor
     self.isImmediate = executor.isImmediate
+    self.ownMiddlewares = middlewares
   }
 
-  /// Queues `action` for its commit, and starts a drain if none runs.
-  func dispatch(_ action: State.Action) {
+  // MARK: Dispatch and drain
+
+  /// Queues `action` for its commit, and starts a drain if none runs. `completion` learns
+  /// whether it was committed (`false`: cancelled by middleware, or the store is gone).
+  func dispatch(_ action: State.Action, completion: (@Sendable (Bool) -> Void)? = nil) {
     lock.lock()
+    submitLocked(Pending(action: action, stage: 0, completion: completion))
+  }
+
+  /// Queues `pending` or drains it at once. Called with `lock` held; returns with it released.
+  private func submitLocked(_ pending: Pending) {
     if isCancelled {
       lock.unlock()
+      pending.completion?(false)
       return
     }
     if isDraining {
-      queue.append(action)
+      queue.append(pending)
       lock.unlock()
       return
     }
     isDraining = true
     if isImmediate {
+      let pipeline = self.pipeline
       lock.unlock()
-      mutations.commit(action: action, state: state)
+      process(pending, pipeline)
       drain()
     } else {
-      queue.append(action)
+      queue.append(pending)
       lock.unlock()
       executor.execute { [weak self] in self?.drain() }
     }
   }
 
-  /// Commits queued actions one by one until the queue is empty or the store is cancelled.
+  /// Processes queued actions one by one until the queue is empty or the store is cancelled.
   private func drain() {
     while true {
       lock.lock()
-      guard !isCancelled, let action = queue.popFirst() else {
+      guard !isCancelled, let pending = queue.popFirst() else {
         isDraining = false
         lock.unlock()
         return
       }
+      let pipeline = self.pipeline
       lock.unlock()
-      mutations.commit(action: action, state: state)
+      process(pending, pipeline)
     }
   }
 
-  /// Drops every queued action and refuses later ones: the store has been freed.
+  /// Runs `pending` through the middleware and commits it.
+  @inline(__always)
+  private func process(_ pending: Pending, _ pipeline: MiddlewarePipeline<State>?) {
+    guard let pipeline else {
+      mutations.commit(action: pending.action, state: state)
+      pending.completion?(true)
+      return
+    }
+    processSlow(pending, pipeline)
+  }
+
+  private func processSlow(_ pending: Pending, _ pipeline: MiddlewarePipeline<State>) {
+    var pending = pending
+    while pending.stage >= 0, pending.stage < pipeline.interceptors.count {
+      switch intercept(pending, pipeline.interceptors[pending.stage]) {
+      case .proceed: pending.stage += 1
+      case .cancel: pending.stage = Pending.cancelled
+      case .pending: return
+      }
+    }
+    if pending.stage == Pending.cancelled {
+      pipeline.didCancel(pending.action, state)
+      pending.completion?(false)
+      return
+    }
+    pipeline.willCommit(pending.action, state)
+    mutations.commit(action: pending.action, state: state)
+    pipeline.didCommit(pending.action, state)
+    pending.completion?(true)
+  }
+
+  // MARK: Interception
+
+  private func intercept(_ pending: Pending, _ middleware: AnyMiddleware<State>) -> Decision {
+    lock.lock()
+    let serial = nextSerial
+    nextSerial &+= 1
+    intercepting = serial
+    decidedInline = nil
+    var proceed: Proceed
+    if let spare = spareProceed.take() {
+      spare.serial = serial
+      proceed = spare
+    } else {
+      proceed = Proceed(target: self, serial: serial)
+    }
+    lock.unlock()
+
+    middleware.intercept(action: pending.action, state: state, proceed: proceed)
+
+    lock.lock()
+    let decided = decidedInline
+    intercepting = 0
+    decidedInline = nil
+    if decided == nil {
+      var waiting = pending
+      waiting.stage += 1
+      delayed[serial] = waiting
+    }
+    lock.unlock()
+
+    if let decided {
+      if isKnownUniquelyReferenced(&proceed) { lock.withLock { spareProceed = proceed } }
+      return decided ? .proceed : .cancel
+    }
+    // Undecided. If nobody kept the proceed, nobody can decide: the action is cancelled.
+    if isKnownUniquelyReferenced(&proceed), lock.withLock({ delayed.removeValue(forKey: serial) }) != nil {
+      return .cancel
+    }
+    return .pending
+  }
+
+  func resolve(_ proceed: Proceed, proceed goesOn: Bool) {
+    lock.lock()
+    if isCancelled {
+      lock.unlock()
+      return
+    }
+    let serial = proceed.serial
+    if serial == intercepting, decidedInline == nil {
+      decidedInline = goesOn
+      lock.unlock()
+      return
+    }
+    guard var pending = delayed.removeValue(forKey: serial) else {
+      lock.unlock()
+      preconditionFailure(
+        "Flux: a middleware decided the same action twice (proceed() or cancel() called again). "
+          + "Decide each action exactly once.")
+    }
+    if !goesOn { pending.stage = Pending.cancelled }
+    submitLocked(pending)
+  }
+
+  func abandon(_ proceed: Proceed) {
+    lock.lock()
+    guard !isCancelled, var pending = delayed.removeValue(forKey: proceed.serial) else {
+      lock.unlock()
+      return
+    }
+    pending.stage = Pending.cancelled
+    submitLocked(pending)
+  }
+
+  // MARK: Lifecycle
+
+  /// Rebuilds the middleware pipeline around a new list of shared middleware.
+  func setShared(_ shared: [any SharedMiddleware]) {
+    let pipeline = MiddlewarePipeline.make(own: ownMiddlewares, shared: shared)
+    lock.withLock { self.pipeline = pipeline }
+  }
+
+  /// Drops every queued and delayed action and refuses later ones: the store has been freed.
+  /// Whoever waits for a dropped action learns that it was not committed.
   func cancel() {
     lock.lock()
     isCancelled = true
-    let dropped = queue.removeAll()
+    let dropped = queue.removeAll() + delayed.values
+    delayed = [:]
+    let spare = spareProceed.take()
     lock.unlock()
-    _ = dropped
+    for pending in dropped { pending.completion?(false) }
+    _ = spare
   }
 }

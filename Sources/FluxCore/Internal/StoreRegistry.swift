@@ -4,7 +4,7 @@
 /// snapshot taken under the lock (copy on write, no allocation) and hands the action to each
 /// store whose core is still there; a store registered after the snapshot does not receive it,
 /// a store freed meanwhile receives all of it or none.
-final class StoreRegistry<State: FluxCore.State>: @unchecked Sendable {
+final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unchecked Sendable {
   struct Entry {
     weak var core: StoreCore<State>?
   }
@@ -33,34 +33,117 @@ final class StoreRegistry<State: FluxCore.State>: @unchecked Sendable {
     _ = removed
   }
 
+  /// The cores registered now.
+  private var snapshot: ContiguousArray<KeyedStorage<Entry>.Slot> {
+    lock.withLock { stores.slots }
+  }
+
   /// Dispatches `action` to every store registered now.
   func dispatch(_ action: State.Action) {
-    lock.lock()
-    let snapshot = stores.slots
-    lock.unlock()
     snapshot.withUnsafeBufferPointer { slots in
       for index in slots.indices {
         slots[index].element?.core?.dispatch(action)
       }
     }
   }
+
+  /// Dispatches `action` to every store registered now; `completion` learns, once all are
+  /// done, whether every one of them committed it.
+  func dispatch(_ action: State.Action, completion: @escaping @Sendable (Bool) -> Void) {
+    let cores = snapshot.compactMap { $0.element?.core }
+    let group = CompletionGroup(count: cores.count, completion: completion)
+    for core in cores { core.dispatch(action) { group.complete($0) } }
+  }
+
+  func setShared(_ shared: [any SharedMiddleware]) {
+    for slot in snapshot { slot.element?.core?.setShared(shared) }
+  }
 }
 
-/// One ``StoreRegistry`` per state type, found in O(1) by the type's identity.
-private enum Registries {
+/// Calls its completion once all of `count` parts are done, with whether all succeeded.
+private final class CompletionGroup: @unchecked Sendable {
+  private let lock = Lock()
+  // Guarded by `lock`.
+  private var remaining: Int
+  // Guarded by `lock`.
+  private var allSucceeded = true
+  private let completion: @Sendable (Bool) -> Void
+
+  init(count: Int, completion: @escaping @Sendable (Bool) -> Void) {
+    remaining = count
+    self.completion = completion
+    if count == 0 { completion(true) }
+  }
+
+  func complete(_ succeeded: Bool) {
+    let result: Bool? = lock.withLock {
+      remaining -= 1
+      allSucceeded = allSucceeded && succeeded
+      return remaining == 0 ? allSucceeded : nil
+    }
+    if let result { completion(result) }
+  }
+}
+
+/// What learns about changes of the shared middleware list: a registry of one state type.
+protocol SharedMiddlewareReceiver: AnyObject, Sendable {
+  func setShared(_ shared: [any SharedMiddleware])
+}
+
+/// One ``StoreRegistry`` per state type, found in O(1) by the type's identity, and the shared
+/// middleware list that every store gets.
+///
+/// Lock order: `Registries.lock`, then a registry's lock, then a store core's lock.
+enum Registries {
   private static let lock = Lock()
   // Guarded by `lock`.
-  nonisolated(unsafe) private static var registries: [ObjectIdentifier: AnyObject] = [:]
+  nonisolated(unsafe) private static var registries: [ObjectIdentifier: any SharedMiddlewareReceiver] = [:]
+  // Guarded by `lock`.
+  nonisolated(unsafe) private static var shared = KeyedStorage<any SharedMiddleware>()
 
   static func registry<State: FluxCore.State>(for type: State.Type) -> StoreRegistry<State> {
+    lock.withLock { registryLocked(for: type) }
+  }
+
+  private static func registryLocked<State: FluxCore.State>(for type: State.Type) -> StoreRegistry<State> {
+    let key = ObjectIdentifier(type)
+    if let registry = registries[key] {
+      return unsafeDowncast(registry, to: StoreRegistry<State>.self)
+    }
+    let registry = StoreRegistry<State>()
+    registries[key] = registry
+    return registry
+  }
+
+  /// Registers `core` for global dispatch and hands it the shared middleware, atomically with
+  /// respect to changes of that list.
+  static func register<State: FluxCore.State>(_ core: StoreCore<State>) -> (StoreRegistry<State>, UInt64) {
     lock.withLock {
-      let key = ObjectIdentifier(type)
-      if let registry = registries[key] {
-        return unsafeDowncast(registry, to: StoreRegistry<State>.self)
-      }
-      let registry = StoreRegistry<State>()
-      registries[key] = registry
-      return registry
+      let registry = registryLocked(for: State.self)
+      if !shared.isEmpty { core.setShared(sharedList) }
+      return (registry, registry.register(core))
+    }
+  }
+
+  private static var sharedList: [any SharedMiddleware] {
+    shared.slots.compactMap(\.element)
+  }
+
+  static func addShared(_ middleware: any SharedMiddleware) -> UInt64 {
+    lock.withLock {
+      let key = shared.insert(middleware)
+      let list = sharedList
+      for registry in registries.values { registry.setShared(list) }
+      return key
+    }
+  }
+
+  static func removeShared(_ key: UInt64) {
+    lock.withLock {
+      guard shared.remove(key) != nil else { return }
+      shared.compactIfNeeded()
+      let list = sharedList
+      for registry in registries.values { registry.setShared(list) }
     }
   }
 }

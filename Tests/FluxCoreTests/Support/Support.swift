@@ -135,3 +135,15 @@ final class Box<Value>: @unchecked Sendable {
     self.value = value
   }
 }
+
+/// Runs `body` on the main queue until it returns `true`, at most `attempts` times.
+///
+/// For checks that hold only while no other `.mainThread` work is pending: tests of other
+/// suites run in parallel and may have some queued at any moment.
+func eventuallyOnMainQueue(attempts: Int = 200, _ body: @escaping @Sendable () -> Bool) async -> Bool {
+  for _ in 0..<attempts {
+    if await onMainQueue(body) { return true }
+    usleep(1_000)
+  }
+  return false
+}

@@ -1,0 +1,27 @@
+extension Actions {
+  /// Dispatches `action` and waits until it has been committed, or cancelled.
+  ///
+  /// ```swift
+  /// let committed = await store.actions.dispatchAndWait(action: .increment)
+  /// // The commit has run; observers triggered by it have run too.
+  /// ```
+  ///
+  /// Works on every executor. Awaiting on the main actor for a store on
+  /// ``Executor/mainThread`` does not deadlock: the task suspends and frees the main queue for
+  /// the commit (or the commit runs inline, before the first suspension, when nothing else is
+  /// pending there).
+  ///
+  /// > Important: The action is committed on the store's executor, like any other; only the
+  /// > waiting task resumes elsewhere. Cancelling the waiting task does not cancel the action.
+  ///
+  /// - Parameter action: The action to commit.
+  /// - Returns: `true` once the action was committed (for ``Store/actions-swift.type.property``:
+  ///   by every store that received it); `false` if a middleware cancelled it or the store is
+  ///   gone.
+  @discardableResult
+  public func dispatchAndWait(action: State.Action) async -> Bool {
+    await withCheckedContinuation { continuation in
+      dispatch(action: action) { continuation.resume(returning: $0) }
+    }
+  }
+}

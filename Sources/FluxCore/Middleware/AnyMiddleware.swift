@@ -1,0 +1,56 @@
+/// A middleware for stores of `State`, of any concrete type, for a store's middleware list.
+///
+/// ```swift
+/// let store = Store<CounterState>(
+///   state: .init(), mutations: .init(), executor: .immediate,
+///   middlewares: [AnyMiddleware(recorder), AnyMiddleware(LoggingMiddleware())])
+/// ```
+///
+/// It wraps either a ``Middleware`` for `State` or a ``SharedMiddleware``, which then serves
+/// only the stores it is given to.
+public struct AnyMiddleware<State: FluxCore.State>: Middleware {
+  private let interceptBody: @Sendable (State.Action, State, Proceed) -> Void
+  private let willCommitBody: @Sendable (State.Action, State) -> Void
+  private let didCommitBody: @Sendable (State.Action, State) -> Void
+  private let didCancelBody: @Sendable (State.Action, State) -> Void
+
+  /// Wraps a middleware for `State`.
+  ///
+  /// - Parameter middleware: The middleware to wrap.
+  public init<Wrapped: Middleware>(_ middleware: Wrapped) where Wrapped.State == State {
+    interceptBody = { middleware.intercept(action: $0, state: $1, proceed: $2) }
+    willCommitBody = { middleware.willCommit(action: $0, state: $1) }
+    didCommitBody = { middleware.didCommit(action: $0, state: $1) }
+    didCancelBody = { middleware.didCancel(action: $0, state: $1) }
+  }
+
+  /// Wraps a shared middleware, to serve only the stores given this value.
+  ///
+  /// - Parameter middleware: The middleware to wrap.
+  public init(_ middleware: some SharedMiddleware) {
+    interceptBody = { middleware.intercept(action: $0, state: $1, proceed: $2) }
+    willCommitBody = { middleware.willCommit(action: $0, state: $1) }
+    didCommitBody = { middleware.didCommit(action: $0, state: $1) }
+    didCancelBody = { middleware.didCancel(action: $0, state: $1) }
+  }
+
+  /// Calls the wrapped middleware's interception.
+  public func intercept(action: State.Action, state: State, proceed: Proceed) {
+    interceptBody(action, state, proceed)
+  }
+
+  /// Calls the wrapped middleware's `willCommit`.
+  public func willCommit(action: State.Action, state: State) {
+    willCommitBody(action, state)
+  }
+
+  /// Calls the wrapped middleware's `didCommit`.
+  public func didCommit(action: State.Action, state: State) {
+    didCommitBody(action, state)
+  }
+
+  /// Calls the wrapped middleware's `didCancel`.
+  public func didCancel(action: State.Action, state: State) {
+    didCancelBody(action, state)
+  }
+}

@@ -1,0 +1,76 @@
+import Dispatch
+import FluxCore
+import Foundation
+import Testing
+
+@Suite("Awaiting a dispatch")
+struct DispatchAndWaitTests {
+  enum Executors {}
+  enum Cancelled {}
+  enum Gone {}
+  enum Global {}
+  enum Main {}
+
+  @Test(
+    "dispatchAndWait returns once the action is committed, on every executor",
+    arguments: ["immediate", "main", "global"])
+  func waitsForCommit(executorName: String) async {
+    let executor: Executor =
+      switch executorName {
+      case "immediate": .immediate
+      case "main": .mainThread
+      default: .queue(.global())
+      }
+    let state = LogState<Executors>()
+    let store = Store(state: state, mutations: .init(), executor: executor)
+    for action in 0..<50 {
+      let committed = await store.actions.dispatchAndWait(action: action)
+      #expect(committed)
+      #expect(state.committed.values.last == action)
+    }
+  }
+
+  @Test("dispatchAndWait returns false for an action a middleware cancels")
+  func cancelled() async {
+    struct Refuse: Middleware {
+      func intercept(action: Int, state: LogState<Cancelled>, proceed: Proceed) { proceed.cancel() }
+    }
+    let store = Store(
+      state: LogState<Cancelled>(), mutations: .init(), executor: .queue(.global()),
+      middlewares: [AnyMiddleware(Refuse())])
+    #expect(await store.actions.dispatchAndWait(action: 1) == false)
+  }
+
+  @Test("dispatchAndWait returns false when the store is gone, or goes with the action queued")
+  func storeGone() async {
+    let manual = ManualExecutor()
+    var store: Store<LogState<Gone>>? = Store(state: LogState<Gone>(), mutations: .init(), executor: manual.executor)
+    let actions = store!.actions
+    async let waiting = actions.dispatchAndWait(action: 1)
+    #expect(waitUntil { manual.pendingCount == 1 })
+    store = nil
+    #expect(await waiting == false)
+    #expect(await actions.dispatchAndWait(action: 2) == false)
+  }
+
+  @Test("global dispatchAndWait returns once every store committed")
+  func global() async {
+    let states = (0..<3).map { _ in LogState<Global>() }
+    let stores = states.map { Store(state: $0, mutations: .init(), executor: .queue(.global())) }
+    #expect(await Store<LogState<Global>>.actions.dispatchAndWait(action: 4))
+    for state in states { #expect(state.committed.values == [4]) }
+    withExtendedLifetime(stores) {}
+  }
+
+  @MainActor
+  @Test("awaiting on the main actor for a .mainThread store does not deadlock")
+  func mainActorWithMainThreadStore() async {
+    let state = LogState<Main>()
+    let store = Store(state: state, mutations: .init(), executor: .mainThread)
+    DispatchQueue.global().async { store.actions.dispatch(action: 0) }
+    for action in 1...20 {
+      #expect(await store.actions.dispatchAndWait(action: action))
+    }
+    #expect(state.committed.values.suffix(20) == Array(1...20))
+  }
+}
