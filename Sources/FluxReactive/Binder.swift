@@ -30,3 +30,8 @@ public struct Binder<Value> {
     isTargetAlive = { [weak target] in target != nil }
   }
 }
+
+/// A binder is not `Sendable`: it holds its binding closure, which captures the target's
+/// (often main-thread-only) world. Create it where you bind; bindings run it on their executor.
+@available(*, unavailable)
+extension Binder: Sendable {}

@@ -68,7 +68,7 @@ extension SharedMiddleware {
 }
 
 /// The process-wide list of ``SharedMiddleware``.
-public enum SharedMiddlewares {
+public enum SharedMiddlewares: Sendable {
   /// Adds `middleware` for every store, live or future, until the registration is removed.
   ///
   /// Actions already on their way through a store's middleware finish with the list they
