@@ -1,0 +1,88 @@
+extension Signal where Value: Sendable {
+  /// The values of this signal as an `AsyncStream` that keeps every value.
+  ///
+  /// Reading the property starts one observation of the signal at once; from then on each value
+  /// is buffered until the loop takes it. The buffer has no limit (`.unbounded`), because a
+  /// signal loses nothing between its source and its observers and a loop should not either:
+  /// a loop that counts, logs or folds values sees each one, in order. Pass another policy to
+  /// ``values(bufferingPolicy:)`` when only recent values matter.
+  ///
+  /// The observation is disposed when the iterating task is cancelled, and when the stream and
+  /// its iterator are released: a `for await` loop over `signal.values` releases them as soon
+  /// as it breaks or returns; a stream kept in a variable lives until the variable's scope
+  /// ends. The stream finishes, ending the loop, when the signal releases its observer: when
+  /// the ``Sink`` or ``Variable`` behind it is freed.
+  ///
+  /// ```swift
+  /// let sink = Sink<Int>()
+  /// let values = sink.signal.values  // observing from here on
+  /// sink.send(value: 1)
+  /// sink.send(value: 2)
+  /// for await value in values {
+  ///   print(value)
+  ///   if value == 2 { break }  // the observation ends when `values` is released
+  /// }
+  /// // prints "1"
+  /// // prints "2"
+  /// ```
+  ///
+  /// > Important: The observer that buffers each value runs on the sending thread, inside the
+  /// > delivery, and never waits. The loop body runs in the task that iterates. The observation
+  /// > is disposed on the thread that ends the iteration: the one that releases the stream (the
+  /// > iterating task, after a loop that breaks), the caller of `cancel()` when the task is
+  /// > waiting, or the one that frees the source.
+  ///
+  /// - Returns: A stream of every value sent after this call.
+  public var values: AsyncStream<Value> {
+    values(bufferingPolicy: .unbounded)
+  }
+
+  /// The values of this signal as an `AsyncStream` whose buffer keeps what `bufferingPolicy`
+  /// allows.
+  ///
+  /// Works as ``values``, which uses `.unbounded`, but with a buffer of your choice for values
+  /// that arrive faster than the loop takes them. `.bufferingNewest(1)` suits a loop that only
+  /// needs the latest value, such as one that renders state: after a burst it gets the newest
+  /// value, never a stale one. `.bufferingOldest(n)` drops what arrives while `n` values wait.
+  ///
+  /// ```swift
+  /// let progress = Sink<Double>()
+  /// for await fraction in progress.signal.values(bufferingPolicy: .bufferingNewest(1)) {
+  ///   await render(fraction)  // skips the values sent while it renders
+  /// }
+  /// ```
+  ///
+  /// > Important: The observer that buffers each value runs on the sending thread, inside the
+  /// > delivery, and never waits. The loop body runs in the task that iterates. The observation
+  /// > is disposed on the thread that ends the iteration: the one that releases the stream (the
+  /// > iterating task, after a loop that breaks), the caller of `cancel()` when the task is
+  /// > waiting, or the one that frees the source.
+  ///
+  /// - Parameters:
+  ///   - bufferingPolicy: What the stream keeps while the loop is busy.
+  /// - Returns: A stream of the values sent after this call, as `bufferingPolicy` keeps them.
+  public func values(bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy) -> AsyncStream<Value> {
+    AsyncStream(bufferingPolicy: bufferingPolicy) { continuation in
+      // Set before observing, so that an end of the stream at any later moment disposes the
+      // observation, even one that comes while `observe` still runs.
+      let observation = LateDisposable()
+      continuation.onTermination = { _ in observation.dispose() }
+      let finisher = StreamFinisher(continuation)
+      observation.set(observe { value in finisher.continuation.yield(value) })
+    }
+  }
+}
+
+/// Finishes a stream when the observer that feeds it is released: a signal releases its
+/// observers when its source ends, and the loop over the stream should end then too.
+final class StreamFinisher<Value: Sendable>: Sendable {
+  let continuation: AsyncStream<Value>.Continuation
+
+  init(_ continuation: AsyncStream<Value>.Continuation) {
+    self.continuation = continuation
+  }
+
+  deinit {
+    continuation.finish()
+  }
+}
