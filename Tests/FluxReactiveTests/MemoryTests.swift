@@ -68,3 +68,19 @@ struct MemoryTests {
     #expect(sink.core.observerCount == 0)
   }
 }
+
+@Suite("Memory of rescheduled observations")
+struct ScheduledMemoryTests {
+  @Test("inv8: an observe(on:) observer goes with its sink, even while its disposable is kept")
+  func inv8_observeOnObserverFreedWithSink() {
+    let flag = DeallocFlag()
+    var kept: (any Disposable)?
+    do {
+      let sink = Sink<Int>()
+      kept = sink.signal.observe(on: .immediate).observe { [tracked = Tracked(flag)] _ in _ = tracked }
+      sink.send(value: 1)
+    }
+    #expect(flag.isFreed)
+    kept?.dispose()
+  }
+}

@@ -89,7 +89,7 @@ final class CounterStore: Store<CounterState>, @unchecked Sendable {
   }
 }
 
-@Suite("VueFlux README samples")
+@Suite("VueFlux README samples", .serialized)
 struct SeedSamplesTests {
   @Test("view controller binds the count text")
   func viewController() {
