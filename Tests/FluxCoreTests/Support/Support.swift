@@ -46,22 +46,33 @@ final class ManualExecutor: @unchecked Sendable {
   }
 }
 
+/// Runs `body(index)` on `count` threads of their own, started together, and returns when all
+/// have finished.
+///
+/// Each body runs on a dedicated thread (not a pooled one), so bodies that block on each
+/// other's locks still make progress.
+func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+  let finished = DispatchGroup()
+  let start = DispatchSemaphore(value: 0)
+  for index in 0..<count {
+    finished.enter()
+    let thread = Thread {
+      start.wait()
+      body(index)
+      finished.leave()
+    }
+    thread.start()
+  }
+  for _ in 0..<count { start.signal() }
+  finished.wait()
+}
+
 /// Runs `body(thread, iteration)` on `threads` threads at once, `iterations` times each, and
 /// returns when all are done.
 func race(threads: Int = 4, iterations: Int, _ body: @escaping @Sendable (Int, Int) -> Void) {
-  let group = DispatchGroup()
-  let start = DispatchSemaphore(value: 0)
-  for thread in 0..<threads {
-    group.enter()
-    let worker = Thread {
-      start.wait()
-      for iteration in 0..<iterations { body(thread, iteration) }
-      group.leave()
-    }
-    worker.start()
+  runOnThreads(threads) { thread in
+    for iteration in 0..<iterations { body(thread, iteration) }
   }
-  for _ in 0..<threads { start.signal() }
-  group.wait()
 }
 
 /// A thread-safe counter.
