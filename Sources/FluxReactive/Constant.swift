@@ -17,7 +17,7 @@ public struct Constant<Value> {
   ///
   /// - Parameter value: The value.
   public init(_ value: Value) {
-    core = SubjectCore(current: value) { $0.remove($1) }
+    core = SubjectCore(current: value)
     core.terminate()
   }
 

@@ -64,15 +64,16 @@ final class SubjectCore<Value>: @unchecked Sendable {
   @usableFromInline
   let specializedRemove: (SubjectCore<Value>, UInt64) -> Bool
 
-  /// Creates the core of a ``Sink``; pass `{ $0.remove($1) }`.
+  /// Creates the core of a ``Sink``. An `@inlinable` caller passes `{ $0.remove($1) }`, which
+  /// compiles `remove(_:)` there.
   @usableFromInline
-  init(remove: @escaping (SubjectCore<Value>, UInt64) -> Bool) {
+  init(remove: @escaping (SubjectCore<Value>, UInt64) -> Bool = { $0.remove($1) }) {
     specializedRemove = remove
   }
 
-  /// Creates the core of a ``Variable`` or ``Constant``; pass `{ $0.remove($1) }`.
+  /// Creates the core of a ``Variable`` or ``Constant``, holding `current`.
   @usableFromInline
-  init(current: Value, remove: @escaping (SubjectCore<Value>, UInt64) -> Bool) {
+  init(current: Value, remove: @escaping (SubjectCore<Value>, UInt64) -> Bool = { $0.remove($1) }) {
     self.current = current
     specializedRemove = remove
   }
