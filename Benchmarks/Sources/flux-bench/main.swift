@@ -85,6 +85,9 @@ func run(_ arguments: ArraySlice<String>) -> Int32 {
 
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
+case "help", "--help", "-h":
+  print(usage)
+  exit(0)
 case "smoke": exit(smoke())
 case "child": exit(child(arguments.dropFirst()))
 case "run": exit(run(arguments.dropFirst()))
