@@ -17,13 +17,16 @@
 /// > Important: Observers run on the thread that sends the value, one value at a time per
 /// > source. Use ``observe(on:)`` to move delivery to an ``Executor``.
 public struct Signal<Value> {
-  private enum Source {
+  @usableFromInline
+  enum Source {
     case subject(SubjectCore<Value>, replaying: Bool)
     case producer((@escaping (Value) -> Void) -> any Disposable)
   }
 
-  private let source: Source
+  @usableFromInline
+  let source: Source
 
+  @inlinable
   init(core: SubjectCore<Value>, replaying: Bool) {
     source = .subject(core, replaying: replaying)
   }
@@ -42,6 +45,7 @@ public struct Signal<Value> {
   /// ```
   ///
   /// - Parameter producer: Starts one observation.
+  @inlinable
   public init(_ producer: @escaping (@escaping (Value) -> Void) -> any Disposable) {
     source = .producer(producer)
   }
@@ -50,6 +54,7 @@ public struct Signal<Value> {
   ///
   /// - Parameter observer: Called with each value, on the sending thread.
   /// - Returns: The disposable that ends the observation.
+  @inlinable
   @discardableResult
   public func observe(_ observer: @escaping (Value) -> Void) -> any Disposable {
     switch source {

@@ -18,11 +18,13 @@
 /// > An observer that sends to this sink *and waits for another thread* that sends to it too
 /// > deadlocks, as with any lock: do not block inside an observer.
 public final class Sink<Value> {
+  @usableFromInline
   let core: SubjectCore<Value>
 
   /// Creates a sink with no observers.
+  @inlinable
   public init() {
-    core = SubjectCore()
+    core = SubjectCore { $0.remove($1) }
   }
 
   deinit {
@@ -30,6 +32,7 @@ public final class Sink<Value> {
   }
 
   /// The signal of the values sent into this sink.
+  @inlinable
   public var signal: Signal<Value> {
     Signal(core: core, replaying: false)
   }
@@ -37,7 +40,7 @@ public final class Sink<Value> {
   /// Delivers `value` to every observer of ``signal``.
   ///
   /// - Parameter value: The value to deliver.
-  @inline(__always)
+  @inlinable
   public func send(value: Value) {
     core.send(value)
   }

@@ -18,13 +18,15 @@
 /// > `value += 1` reads and writes in two steps: use ``modify(_:)`` when several threads
 /// > change the value.
 public final class Variable<Value> {
+  @usableFromInline
   let core: SubjectCore<Value>
 
   /// Creates a variable holding `value`.
   ///
   /// - Parameter value: The initial value.
+  @inlinable
   public init(_ value: Value) {
-    core = SubjectCore(current: value)
+    core = SubjectCore(current: value) { $0.remove($1) }
   }
 
   deinit {
@@ -32,12 +34,14 @@ public final class Variable<Value> {
   }
 
   /// The current value. Setting it delivers the new value to every observer.
+  @inlinable
   public var value: Value {
     get { core.value }
     set { core.set(newValue) }
   }
 
   /// The current value, then every change.
+  @inlinable
   public var signal: Signal<Value> {
     Signal(core: core, replaying: true)
   }
@@ -63,6 +67,7 @@ public final class Variable<Value> {
   ///
   /// - Parameter body: Changes the value in place.
   /// - Returns: What `body` returns.
+  @inlinable
   @discardableResult
   public func modify<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     try core.modify(body)

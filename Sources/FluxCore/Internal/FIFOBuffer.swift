@@ -21,8 +21,17 @@ package struct FIFOBuffer<Element> {
   }
 
   /// Removes and returns the front element, or `nil` when empty.
+  ///
+  /// Always inlined, so that the common empty case costs a comparison in the owner's code; a
+  /// call to the generic function would first look up this type's metadata.
+  @inline(__always)
   package mutating func popFirst() -> Element? {
-    guard head < storage.count else { return nil }
+    if head == storage.count { return nil }
+    return removeFirst()
+  }
+
+  /// Removes and returns the front element; the queue is not empty.
+  private mutating func removeFirst() -> Element? {
     let element = storage[head].take()
     head += 1
     if head == storage.count {

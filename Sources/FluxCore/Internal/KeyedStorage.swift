@@ -1,58 +1,84 @@
 /// Elements kept in insertion order under increasing keys, with O(log n) removal by key.
 ///
-/// Removal leaves a hole (the slot's element becomes `nil`), so the keys of the other elements
-/// and the order of iteration never change while someone walks a snapshot of ``slots``. Holes
-/// are squeezed out by ``compactIfNeeded()`` once they outnumber the live elements, which keeps
-/// removal O(1) amortised on top of the binary search.
+/// Removal leaves a hole (the slot's element becomes `nil`), so the keys and positions of the
+/// other elements never change while someone walks the slots, a snapshot of ``slots`` or the
+/// live storage by index. Removing the newest element drops its slot (and any holes before it)
+/// instead, which moves nothing either. Holes are squeezed out, in place, by
+/// ``compactIfNeeded()`` once they outnumber the live elements, which keeps removal O(1)
+/// amortised on top of the binary search; the owner calls it only when nobody walks the live
+/// storage.
+///
+/// The hot paths are `@inlinable`, so that a client's specialization (`Sink<Int>.send`, say)
+/// reaches them without generic metadata lookups.
 ///
 /// Not thread-safe: the owner guards it with its lock.
+@usableFromInline
 package struct KeyedStorage<Element> {
   /// One element and the key it was inserted under.
+  @usableFromInline
   package struct Slot {
     /// The key returned by ``KeyedStorage/insert(_:)``; slots are sorted by it.
+    @usableFromInline
     package let key: UInt64
     /// The element, or `nil` once removed.
+    @usableFromInline
     package var element: Element?
+
+    @inlinable
+    init(key: UInt64, element: Element?) {
+      self.key = key
+      self.element = element
+    }
   }
 
   /// The slots in insertion order, holes included. Copying it is O(1) (copy on write).
-  package private(set) var slots: ContiguousArray<Slot> = []
+  @usableFromInline
+  package internal(set) var slots: ContiguousArray<Slot> = []
   /// The key the next insertion receives; every present key is smaller.
-  package private(set) var nextKey: UInt64 = 0
+  @usableFromInline
+  package internal(set) var nextKey: UInt64 = 0
   /// The number of slots that hold an element.
-  package private(set) var count = 0
+  @usableFromInline
+  package internal(set) var count = 0
   /// Increases on every removal, so a walker of a snapshot can tell that it must look again.
-  package private(set) var removals: UInt64 = 0
+  @usableFromInline
+  package internal(set) var removals: UInt64 = 0
 
   /// Creates empty storage.
+  @inlinable
   package init() {}
 
   /// Whether no element is stored.
+  @inlinable
   package var isEmpty: Bool { count == 0 }
 
   /// Appends `element` and returns its key.
+  @inlinable
   package mutating func insert(_ element: Element) -> UInt64 {
     let key = nextKey
     nextKey &+= 1
     slots.append(Slot(key: key, element: element))
-    count += 1
+    count &+= 1
     return key
   }
 
   /// The index of the slot with `key` that still holds an element, if any.
-  @inline(__always)
-  private func index(of key: UInt64) -> Int? {
-    var low = 0
-    var high = slots.count
-    while low < high {
-      let middle = (low &+ high) >> 1
-      if slots[middle].key < key { low = middle &+ 1 } else { high = middle }
+  @inlinable
+  func index(of key: UInt64) -> Int? {
+    slots.withUnsafeBufferPointer { slots in
+      var low = 0
+      var high = slots.count
+      while low < high {
+        let middle = (low &+ high) >> 1
+        if slots[middle].key < key { low = middle &+ 1 } else { high = middle }
+      }
+      guard low < slots.count, slots[low].key == key, slots[low].element != nil else { return nil }
+      return low
     }
-    guard low < slots.count, slots[low].key == key, slots[low].element != nil else { return nil }
-    return low
   }
 
   /// Whether an element is stored under `key`.
+  @inlinable
   package func contains(_ key: UInt64) -> Bool {
     index(of: key) != nil
   }
@@ -61,12 +87,18 @@ package struct KeyedStorage<Element> {
   ///
   /// The caller should release the returned element after leaving its lock: its deinit may
   /// run arbitrary code.
+  @inlinable
   package mutating func remove(_ key: UInt64) -> Element? {
     guard let index = index(of: key) else { return nil }
-    let element = slots[index].element
-    slots[index].element = nil
-    count -= 1
+    let element = slots[index].element.take()
+    count &-= 1
     removals &+= 1
+    if index == slots.count &- 1 {
+      // The newest slot goes, with the holes right before it: nothing else moves.
+      repeat {
+        slots.removeLast()
+      } while !slots.isEmpty && slots[slots.count &- 1].element == nil
+    }
     return element
   }
 
@@ -79,20 +111,22 @@ package struct KeyedStorage<Element> {
     return removed
   }
 
-  /// Squeezes out the holes when they outnumber the elements (amortised O(1) per removal).
+  /// Squeezes out the holes, in place, when they outnumber the elements (amortised O(1) per
+  /// removal).
+  @inlinable
   package mutating func compactIfNeeded() {
-    let holes = slots.count - count
+    let holes = slots.count &- count
     guard holes > 16, holes > count else { return }
+    compact()
+  }
+
+  @usableFromInline
+  mutating func compact() {
     if count == 0 {
       slots.removeAll(keepingCapacity: false)
-      return
+    } else {
+      slots.removeAll { $0.element == nil }
     }
-    var kept = ContiguousArray<Slot>()
-    kept.reserveCapacity(count)
-    for slot in slots where slot.element != nil {
-      kept.append(slot)
-    }
-    slots = kept
   }
 }
 

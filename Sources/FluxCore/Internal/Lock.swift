@@ -81,9 +81,14 @@ package final class Lock: @unchecked Sendable {
 /// Flux uses it where user code runs while the lock is held (a sink's delivery), so that the
 /// same thread can come back in; what a reentrant call then does is decided explicitly by the
 /// owner of the lock (queue, never nest), not by the lock.
+///
+/// `lock()` and `unlock()` are `@inlinable`: a sink's `send` inlines into its caller, and an
+/// extra call per lock operation shows in the benchmarks.
+@usableFromInline
 package final class RecursiveLock: @unchecked Sendable {
   // Allocated once, only ever touched through the pthread calls.
-  private let word: UnsafeMutablePointer<pthread_mutex_t>
+  @usableFromInline
+  let word: UnsafeMutablePointer<pthread_mutex_t>
 
   /// Creates an unlocked recursive lock.
   package init() {
@@ -105,14 +110,14 @@ package final class RecursiveLock: @unchecked Sendable {
   }
 
   /// Acquires the lock, or takes it once more if this thread holds it already.
-  @inline(__always)
+  @inlinable
   package func lock() {
     let status = pthread_mutex_lock(word)
     assert(status == 0, "Flux: pthread_mutex_lock failed with status \(status).")
   }
 
   /// Releases one hold of the lock.
-  @inline(__always)
+  @inlinable
   package func unlock() {
     let status = pthread_mutex_unlock(word)
     assert(status == 0, "Flux: pthread_mutex_unlock failed with status \(status).")

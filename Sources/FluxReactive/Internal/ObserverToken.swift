@@ -1,30 +1,48 @@
-/// The disposable of one observer of a ``Sink`` or ``Variable``.
+/// The disposable of one observer of a ``Sink`` or ``Variable``: its subject and its key.
 ///
-/// Holds its subject weakly, so an observer closure may capture its own disposable without a
-/// retain cycle. Disposal is a binary search in the subject's observers, O(log n).
-final class ObserverToken<Value>: Disposable, @unchecked Sendable {
-  // Set once in `init`; weak loads are thread-safe.
-  private weak var core: SubjectCore<Value>?
-  private let key: UInt64
+/// A struct of two words, so it fits the inline buffer of `any Disposable`: observing
+/// allocates nothing beyond the observer's own closure. Disposal is a binary search in the
+/// subject's observers, O(log n), and idempotent: a second removal finds nothing.
+///
+/// It holds its subject strongly. An observer closure may still capture its own disposable:
+/// the subject keeps no reference to its ``Sink`` or ``Variable``, and when that owner is freed
+/// it ends the subject, which releases every observer and so every such disposable. Holding a
+/// disposable keeps only the ended subject's small core, never the owner or the observers.
+@usableFromInline
+struct ObserverToken<Value>: Disposable {
+  // Both constant; the core guards its own state with its lock.
+  @usableFromInline
+  let core: SubjectCore<Value>
+  @usableFromInline
+  let key: UInt64
 
+  @inlinable
   init(core: SubjectCore<Value>, key: UInt64) {
     self.core = core
     self.key = key
   }
 
+  @usableFromInline
   var isDisposed: Bool {
-    guard let core else { return true }
-    return !core.contains(key)
+    !core.contains(key)
   }
 
+  @usableFromInline
   func dispose() {
-    _ = core?.remove(key)
+    _ = core.specializedRemove(core, key)
   }
 }
 
 /// A disposable that was disposed before it was made: the answer to observing something that
 /// has ended, or binding to a target that is gone.
+@usableFromInline
 struct DisposedDisposable: Disposable {
+  @inlinable
+  init() {}
+
+  @usableFromInline
   var isDisposed: Bool { true }
+
+  @usableFromInline
   func dispose() {}
 }

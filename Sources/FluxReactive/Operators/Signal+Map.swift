@@ -13,6 +13,7 @@ extension Signal {
   ///
   /// - Parameter transform: Applied to each value, on the sending thread.
   /// - Returns: The transformed signal.
+  @inlinable
   public func map<Mapped>(_ transform: @escaping (Value) -> Mapped) -> Signal<Mapped> {
     Signal<Mapped> { observer in
       self.observe { value in observer(transform(value)) }

@@ -1,0 +1,303 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The cheapest correct code for each workload: observers in a `ContiguousArray`, each closure
+/// in a one-field struct (so a call does not retain and release its context), one
+/// `pthread_mutex` lock and unlock per send. No reentrancy handling, no generic layers.
+enum BaselineWorkloads {
+  static func prepare(_ workload: Workload, tally: Tally) -> Prepared {
+    switch workload {
+    case .w1: return sends(observers: 1, tally: tally)
+    case .w2: return sends(observers: 10, tally: tally)
+    case .w3: return variableSets(tally: tally)
+    case .w4: return mapChain(tally: tally)
+    case .w5: return churn(tally: tally)
+    case .w6: return storeDispatch(tally: tally)
+    case .w7: return globalDispatch(tally: tally)
+    case .w8: return contention(tally: tally)
+    case .w9: preconditionFailure("W9 runs through memory(tally:)")
+    }
+  }
+
+  private static func sends(observers: Int, tally: Tally) -> Prepared {
+    let sink = BaselineSink()
+    for _ in 0..<observers {
+      _ = sink.add { tally.add($0) }
+    }
+    return Prepared(
+      run: { range in
+        for value in range { sink.send(value) }
+      },
+      expected: { sum($0) &* observers }
+    )
+  }
+
+  private static func variableSets(tally: Tally) -> Prepared {
+    let variable = BaselineVariable(0)
+    variable.observe { tally.add($0) }
+    return Prepared(
+      run: { range in
+        for value in range { variable.set(value) }
+      },
+      expected: { sum($0) }
+    )
+  }
+
+  private static func mapChain(tally: Tally) -> Prepared {
+    let sink = BaselineSink()
+    let observer: (Int) -> Void = { tally.add($0) }
+    _ = sink.add(map(map(map(observer) { $0 &- 3 }) { $0 &* 2 }) { $0 &+ 1 })
+    return Prepared(
+      run: { range in
+        for value in range { sink.send(value) }
+      },
+      expected: { sum($0) { ($0 &+ 1) &* 2 &- 3 } }
+    )
+  }
+
+  /// An observer of values that passes each through `transform` to `observer`.
+  private static func map(
+    _ observer: @escaping (Int) -> Void,
+    _ transform: @escaping (Int) -> Int
+  ) -> (Int) -> Void {
+    { observer(transform($0)) }
+  }
+
+  private static func churn(tally: Tally) -> Prepared {
+    let sink = BaselineSink()
+    for _ in 0..<Workload.standingObservers {
+      _ = sink.add { tally.add($0) }
+    }
+    return Prepared(
+      run: { range in
+        for _ in range {
+          let key = sink.add { tally.add($0) }
+          sink.remove(key)
+        }
+      },
+      expected: { _ in 0 },
+      finish: {
+        sink.send(7)
+        return 7 * Workload.standingObservers
+      }
+    )
+  }
+
+  private static func storeDispatch(tally: Tally) -> Prepared {
+    let store = BaselineStore(state: 0) { state, _ in state &+ 1 }
+    store.observe { tally.add($0) }
+    return Prepared(
+      run: { range in
+        for value in range { store.dispatch(value) }
+      },
+      expected: { sum($0) { $0 &+ 1 } }
+    )
+  }
+
+  private static func globalDispatch(tally: Tally) -> Prepared {
+    let registry = BaselineRegistry()
+    for _ in 0..<Workload.globalStores {
+      registry.add(
+        BaselineStore(state: 0) { state, action in
+          tally.add(action)
+          return state
+        })
+    }
+    return Prepared(
+      run: { range in
+        for value in range { registry.dispatch(value) }
+      },
+      expected: { sum($0) &* Workload.globalStores }
+    )
+  }
+
+  private static func contention(tally: Tally) -> Prepared {
+    let sink = BaselineSink()
+    _ = sink.add { tally.add($0) }
+    return Prepared(
+      run: { range in
+        onTwoThreads(range) { part in
+          for value in part { sink.send(value) }
+        }
+      },
+      expected: { sum($0) }
+    )
+  }
+
+  static func memory(tally: Tally) -> MemoryWorkload {
+    let sink = BaselineSink()
+    var holder: Holder<UInt64>?
+    return MemoryWorkload(
+      reserve: { holder = Holder(capacity: $0) },
+      subscribe: { count in
+        let holder = holder!
+        for _ in 0..<count {
+          holder.append(sink.add { tally.add($0) })
+        }
+      },
+      send: { sink.send($0) },
+      release: { holder = nil }
+    )
+  }
+}
+
+/// A closure in a one-field struct: calling it through the array does not retain its context.
+private struct BaselineObserver {
+  let call: (Int) -> Void
+}
+
+/// A `pthread_mutex_t` at a fixed address.
+private final class BaselineMutex: @unchecked Sendable {
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+  init() {
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(mutex, nil)
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+  }
+
+  @inline(__always)
+  func lock() { pthread_mutex_lock(mutex) }
+
+  @inline(__always)
+  func unlock() { pthread_mutex_unlock(mutex) }
+}
+
+/// Observers under increasing keys; sends deliver under the lock, so they are serialized.
+private final class BaselineSink: @unchecked Sendable {
+  // Guarded by `mutex`.
+  private let mutex = BaselineMutex()
+  private var keys = ContiguousArray<UInt64>()
+  private var observers = ContiguousArray<BaselineObserver>()
+  private var nextKey: UInt64 = 0
+
+  func add(_ observer: @escaping (Int) -> Void) -> UInt64 {
+    mutex.lock()
+    defer { mutex.unlock() }
+    let key = nextKey
+    nextKey += 1
+    keys.append(key)
+    observers.append(BaselineObserver(call: observer))
+    return key
+  }
+
+  /// Binary search, then removal; the shift is O(1) for the newest observer, as in W5.
+  func remove(_ key: UInt64) {
+    mutex.lock()
+    var low = 0
+    var high = keys.count
+    while low < high {
+      let middle = (low + high) / 2
+      if keys[middle] < key { low = middle + 1 } else { high = middle }
+    }
+    var removed: BaselineObserver?
+    if low < keys.count, keys[low] == key {
+      keys.remove(at: low)
+      removed = observers.remove(at: low)
+    }
+    mutex.unlock()
+    _ = removed
+  }
+
+  @inline(__always)
+  func send(_ value: Int) {
+    mutex.lock()
+    observers.withUnsafeBufferPointer { observers in
+      for observer in observers { observer.call(value) }
+    }
+    mutex.unlock()
+  }
+}
+
+/// A value and its observers: a set stores and delivers under the lock.
+private final class BaselineVariable {
+  // Guarded by `mutex`.
+  private let mutex = BaselineMutex()
+  private var value: Int
+  private var observers = ContiguousArray<BaselineObserver>()
+
+  init(_ value: Int) {
+    self.value = value
+  }
+
+  func observe(_ observer: @escaping (Int) -> Void) {
+    mutex.lock()
+    observers.append(BaselineObserver(call: observer))
+    observer(value)
+    mutex.unlock()
+  }
+
+  @inline(__always)
+  func set(_ newValue: Int) {
+    mutex.lock()
+    value = newValue
+    observers.withUnsafeBufferPointer { observers in
+      for observer in observers { observer.call(newValue) }
+    }
+    mutex.unlock()
+  }
+}
+
+/// A store: lock, reduce, unlock, notify.
+private final class BaselineStore {
+  // Guarded by `mutex`.
+  private let mutex = BaselineMutex()
+  private var state: Int
+  private var observers = ContiguousArray<BaselineObserver>()
+  private let reduce: (Int, Int) -> Int
+
+  init(state: Int, reduce: @escaping (Int, Int) -> Int) {
+    self.state = state
+    self.reduce = reduce
+  }
+
+  func observe(_ observer: @escaping (Int) -> Void) {
+    mutex.lock()
+    observers.append(BaselineObserver(call: observer))
+    let current = state
+    mutex.unlock()
+    observer(current)
+  }
+
+  @inline(__always)
+  func dispatch(_ action: Int) {
+    mutex.lock()
+    state = reduce(state, action)
+    let current = state
+    let observers = self.observers
+    mutex.unlock()
+    observers.withUnsafeBufferPointer { observers in
+      for observer in observers { observer.call(current) }
+    }
+  }
+}
+
+/// The stores that a global action reaches: a snapshot taken under the lock, then each store.
+private final class BaselineRegistry {
+  // Guarded by `mutex`.
+  private let mutex = BaselineMutex()
+  private var stores = ContiguousArray<BaselineStore>()
+
+  func add(_ store: BaselineStore) {
+    mutex.lock()
+    stores.append(store)
+    mutex.unlock()
+  }
+
+  func dispatch(_ action: Int) {
+    mutex.lock()
+    let stores = self.stores
+    mutex.unlock()
+    stores.withUnsafeBufferPointer { stores in
+      for store in stores { store.dispatch(action) }
+    }
+  }
+}

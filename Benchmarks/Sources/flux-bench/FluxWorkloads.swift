@@ -1,0 +1,179 @@
+import FluxCore
+import FluxReactive
+
+/// The workloads written with Flux, the way its documentation shows.
+enum FluxWorkloads {
+  static func prepare(_ workload: Workload, tally: Tally) -> Prepared {
+    switch workload {
+    case .w1: return sends(observers: 1, tally: tally)
+    case .w2: return sends(observers: 10, tally: tally)
+    case .w3: return variableSets(tally: tally)
+    case .w4: return mapChain(tally: tally)
+    case .w5: return churn(tally: tally)
+    case .w6: return storeDispatch(tally: tally)
+    case .w7: return globalDispatch(tally: tally)
+    case .w8: return contention(tally: tally)
+    case .w9: preconditionFailure("W9 runs through memory(tally:)")
+    }
+  }
+
+  private static func sends(observers: Int, tally: Tally) -> Prepared {
+    let sink = Sink<Int>()
+    for _ in 0..<observers {
+      sink.signal.observe { tally.add($0) }
+    }
+    return Prepared(
+      run: { range in
+        for value in range { sink.send(value: value) }
+      },
+      expected: { sum($0) &* observers }
+    )
+  }
+
+  private static func variableSets(tally: Tally) -> Prepared {
+    let variable = Variable(0)
+    variable.signal.observe { tally.add($0) }
+    return Prepared(
+      run: { range in
+        for value in range { variable.value = value }
+      },
+      expected: { sum($0) }
+    )
+  }
+
+  private static func mapChain(tally: Tally) -> Prepared {
+    let sink = Sink<Int>()
+    sink.signal
+      .map { $0 &+ 1 }
+      .map { $0 &* 2 }
+      .map { $0 &- 3 }
+      .observe { tally.add($0) }
+    return Prepared(
+      run: { range in
+        for value in range { sink.send(value: value) }
+      },
+      expected: { sum($0) { ($0 &+ 1) &* 2 &- 3 } }
+    )
+  }
+
+  private static func churn(tally: Tally) -> Prepared {
+    let sink = Sink<Int>()
+    let standing = (0..<Workload.standingObservers).map { _ in
+      sink.signal.observe { tally.add($0) }
+    }
+    return Prepared(
+      run: { range in
+        for _ in range {
+          let disposable = sink.signal.observe { tally.add($0) }
+          disposable.dispose()
+        }
+      },
+      expected: { _ in 0 },
+      finish: {
+        withExtendedLifetime(standing) { sink.send(value: 7) }
+        return 7 * Workload.standingObservers
+      }
+    )
+  }
+
+  private static func storeDispatch(tally: Tally) -> Prepared {
+    let store = Store<CounterState>(state: CounterState(), mutations: CounterMutations(), executor: .immediate)
+    store.computed.count.observe { tally.add($0) }
+    return Prepared(
+      run: { range in
+        for _ in range { store.actions.dispatch(action: .increment) }
+      },
+      // Action number i (counting from 0) sets the count to i + 1.
+      expected: { sum($0) { $0 &+ 1 } }
+    )
+  }
+
+  private static func globalDispatch(tally: Tally) -> Prepared {
+    let stores = (0..<Workload.globalStores).map { _ in
+      Store<TotalState>(state: TotalState(tally: tally), mutations: TotalMutations(), executor: .immediate)
+    }
+    return Prepared(
+      run: { range in
+        for value in range { Store<TotalState>.actions.dispatch(action: value) }
+      },
+      expected: { range in withExtendedLifetime(stores) { sum(range) &* Workload.globalStores } }
+    )
+  }
+
+  private static func contention(tally: Tally) -> Prepared {
+    let sink = Sink<Int>()
+    sink.signal.observe { tally.add($0) }
+    return Prepared(
+      run: { range in
+        onTwoThreads(range) { part in
+          for value in part { sink.send(value: value) }
+        }
+      },
+      expected: { sum($0) }
+    )
+  }
+
+  static func memory(tally: Tally) -> MemoryWorkload {
+    let sink = Sink<Int>()
+    var holder: Holder<any Disposable>?
+    return MemoryWorkload(
+      reserve: { holder = Holder(capacity: $0) },
+      subscribe: { count in
+        let holder = holder!
+        let signal = sink.signal
+        for _ in 0..<count {
+          holder.append(signal.observe { tally.add($0) })
+        }
+      },
+      send: { sink.send(value: $0) },
+      release: { holder = nil }
+    )
+  }
+}
+
+// MARK: W6: a counter store
+
+private final class CounterState: State {
+  typealias Action = CounterAction
+  typealias Mutations = CounterMutations
+
+  fileprivate let count = Variable(0)
+}
+
+private enum CounterAction: Sendable {
+  case increment
+}
+
+private struct CounterMutations: Mutations {
+  func commit(action: CounterAction, state: CounterState) {
+    switch action {
+    case .increment:
+      state.count.modify { $0 &+= 1 }
+    }
+  }
+}
+
+extension Computed where State == CounterState {
+  fileprivate var count: Signal<Int> {
+    state.count.signal
+  }
+}
+
+// MARK: W7: stores that add every action into the tally
+
+private final class TotalState: State {
+  typealias Action = Int
+  typealias Mutations = TotalMutations
+
+  let tally: Tally
+
+  init(tally: Tally) {
+    self.tally = tally
+  }
+}
+
+private struct TotalMutations: Mutations {
+  func commit(action: Int, state: TotalState) {
+    state.tally.add(action)
+  }
+}

@@ -1,0 +1,208 @@
+/// The workloads, in the order the table lists them.
+enum Workload: String, CaseIterable, Sendable {
+  case w1 = "W1"
+  case w2 = "W2"
+  case w3 = "W3"
+  case w4 = "W4"
+  case w5 = "W5"
+  case w6 = "W6"
+  case w7 = "W7"
+  case w8 = "W8"
+  case w9 = "W9"
+
+  /// A short name for the table.
+  var name: String {
+    switch self {
+    case .w1: return "send-1"
+    case .w2: return "send-10"
+    case .w3: return "variable-set"
+    case .w4: return "map-chain"
+    case .w5: return "subscribe-churn"
+    case .w6: return "store-dispatch"
+    case .w7: return "global-dispatch"
+    case .w8: return "contention"
+    case .w9: return "memory"
+    }
+  }
+
+  /// What one operation is.
+  var unit: String {
+    switch self {
+    case .w1, .w2, .w4, .w8: return "send"
+    case .w3: return "set"
+    case .w5: return "pair"
+    case .w6: return "action"
+    case .w7: return "delivery"
+    case .w9: return "subscribe"
+    }
+  }
+
+  /// The number of indices (sends, sets, pairs, actions, observers) one timed round runs.
+  func size(smoke: Bool) -> Int {
+    switch self {
+    case .w5: return smoke ? 100 : 100_000
+    case .w7: return smoke ? 10 : 10_000
+    default: return smoke ? 1_000 : 1_000_000
+    }
+  }
+
+  /// How many deliveries one index stands for: the stores reached by one global action.
+  var unitsPerIndex: Int {
+    self == .w7 ? Workload.globalStores : 1
+  }
+
+  /// The largest Flux / baseline time ratio the targets allow.
+  var ratioTarget: Double? {
+    switch self {
+    case .w1, .w3: return 1.5
+    case .w2, .w4, .w7, .w8: return 2
+    case .w5: return 2
+    case .w6: return 2.5
+    case .w9: return nil
+    }
+  }
+
+  /// The most allocations per operation the targets allow Flux.
+  var allocationTarget: Double? {
+    switch self {
+    case .w5: return 1
+    case .w9: return nil
+    default: return 0
+    }
+  }
+
+  /// W5's standing observers.
+  static let standingObservers = 100
+  /// W7's stores.
+  static let globalStores = 100
+  /// W9's most bytes per observer for Flux.
+  static let bytesPerObserverTarget = 96.0
+}
+
+/// The contenders.
+enum Implementation: String, CaseIterable, Sendable {
+  case flux
+  case baseline
+  case openCombine = "opencombine"
+
+  /// The name for the table.
+  var title: String {
+    switch self {
+    case .flux: return "Flux"
+    case .baseline: return "baseline"
+    case .openCombine: return "OpenCombine"
+    }
+  }
+
+  /// Makes `workload` ready to run, with every observer adding into `tally`.
+  func prepare(_ workload: Workload, tally: Tally) -> Prepared {
+    switch self {
+    case .flux: return FluxWorkloads.prepare(workload, tally: tally)
+    case .baseline: return BaselineWorkloads.prepare(workload, tally: tally)
+    case .openCombine: return OpenCombineWorkloads.prepare(workload, tally: tally)
+    }
+  }
+
+  /// W9 for this contender.
+  func memory(tally: Tally) -> MemoryWorkload {
+    switch self {
+    case .flux: return FluxWorkloads.memory(tally: tally)
+    case .baseline: return BaselineWorkloads.memory(tally: tally)
+    case .openCombine: return OpenCombineWorkloads.memory(tally: tally)
+    }
+  }
+}
+
+/// The counter every observer adds what it receives into, checked after the run.
+///
+/// A raw pointer, so that adding costs the same in every contender: no class, no exclusivity
+/// check. The workloads that send from two threads rely on the contender serializing delivery;
+/// a lost update there fails the check.
+struct Tally: @unchecked Sendable {
+  let pointer: UnsafeMutablePointer<Int>
+
+  init() {
+    pointer = .allocate(capacity: 1)
+    pointer.initialize(to: 0)
+  }
+
+  var total: Int { pointer.pointee }
+
+  @inline(__always)
+  func add(_ value: Int) {
+    pointer.pointee &+= value
+  }
+
+  func free() {
+    pointer.deallocate()
+  }
+}
+
+/// One workload of one contender, ready to run.
+struct Prepared {
+  /// Performs one operation per index of the range; the index is the value sent.
+  let run: (Range<Int>) -> Void
+  /// What running a range must add to the tally.
+  let expected: (Range<Int>) -> Int
+  /// Run once after the timed rounds; returns what it must add to the tally.
+  let finish: () -> Int
+
+  init(
+    run: @escaping (Range<Int>) -> Void,
+    expected: @escaping (Range<Int>) -> Int,
+    finish: @escaping () -> Int = { 0 }
+  ) {
+    self.run = run
+    self.expected = expected
+    self.finish = finish
+  }
+}
+
+/// W9 of one contender: many live observers on one sink.
+struct MemoryWorkload {
+  /// Makes room for `count` handles and touches it, so the holder is not counted as observer
+  /// memory.
+  let reserve: (_ count: Int) -> Void
+  /// Adds `count` observers, keeping their handles.
+  let subscribe: (_ count: Int) -> Void
+  /// Sends one value to every observer.
+  let send: (Int) -> Void
+  /// Disposes everything.
+  let release: () -> Void
+}
+
+/// A fixed-size, pre-touched home for `count` handles, outside the measured memory.
+final class Holder<Handle> {
+  private let base: UnsafeMutablePointer<Handle>
+  private let capacity: Int
+  private var count = 0
+
+  init(capacity: Int) {
+    self.capacity = capacity
+    base = .allocate(capacity: capacity)
+    let raw = UnsafeMutableRawPointer(base)
+    raw.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * MemoryLayout<Handle>.stride)
+  }
+
+  func append(_ handle: Handle) {
+    precondition(count < capacity, "holder is full")
+    (base + count).initialize(to: handle)
+    count += 1
+  }
+
+  func forEach(_ body: (Handle) -> Void) {
+    for index in 0..<count { body(base[index]) }
+  }
+
+  deinit {
+    base.deinitialize(count: count)
+    base.deallocate()
+  }
+}
+
+/// The sum of `transform(index)` over `range`, with wrapping arithmetic like the observers'.
+func sum(_ range: Range<Int>, _ transform: (Int) -> Int = { $0 }) -> Int {
+  var total = 0
+  for index in range { total &+= transform(index) }
+  return total
+}

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+let usage = """
+  usage: flux-bench [run] [--reps N] [--rounds N] [--workloads W1,W2,…] [--implementations flux,baseline,opencombine]
+                          [--json PATH]
+         flux-bench smoke
+         flux-bench child WORKLOAD IMPLEMENTATION [--rounds N] [--size N]
+
+  run    (default) each workload of each contender in N fresh processes; prints the table of medians
+  smoke  every workload of every contender once at a tiny size in this process; checks the counters
+  child  one measurement, printed as a RESULT line (what run starts)
+  """
+
+/// Runs every workload of every contender once at a tiny size; exits non-zero on a wrong counter.
+func smoke() -> Int32 {
+  var failures = 0
+  if !allocationCountingWorks() {
+    printError("note: allocations cannot be counted on this platform")
+  }
+  for workload in Workload.allCases {
+    for implementation in Implementation.allCases {
+      do {
+        let sample = try measure(workload, implementation, smoke: true, rounds: 1)
+        print("ok   \(workload.rawValue) \(workload.name) \(implementation.title) \(resultLine(sample))")
+      } catch {
+        print("FAIL \(error)")
+        failures += 1
+      }
+    }
+  }
+  let total = Workload.allCases.count * Implementation.allCases.count
+  print("\(total - failures) passed, \(failures) failed")
+  return failures == 0 ? 0 : 1
+}
+
+func child(_ arguments: ArraySlice<String>) -> Int32 {
+  guard arguments.count >= 2, let workload = Workload(rawValue: arguments[arguments.startIndex]),
+    let implementation = Implementation(rawValue: arguments[arguments.startIndex + 1])
+  else {
+    printError(usage)
+    return 2
+  }
+  func option(_ name: String) -> Int? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.endIndex else { return nil }
+    return Int(arguments[index + 1])
+  }
+  do {
+    let sample = try measure(
+      workload, implementation, smoke: false, rounds: option("--rounds") ?? 2, size: option("--size"))
+    print(resultLine(sample))
+    return 0
+  } catch {
+    printError("wrong counter: \(error)")
+    return 1
+  }
+}
+
+func run(_ arguments: ArraySlice<String>) -> Int32 {
+  var options = RunOptions()
+  var remaining = arguments
+  while let option = remaining.popFirst() {
+    guard let value = remaining.popFirst() else {
+      printError(usage)
+      return 2
+    }
+    switch option {
+    case "--reps": options.repetitions = max(1, Int(value) ?? options.repetitions)
+    case "--rounds": options.rounds = max(1, Int(value) ?? options.rounds)
+    case "--json": options.jsonPath = value
+    case "--workloads":
+      options.workloads = value.split(separator: ",").compactMap { Workload(rawValue: String($0).uppercased()) }
+    case "--implementations":
+      options.implementations = value.split(separator: ",").compactMap { Implementation(rawValue: String($0)) }
+    default:
+      printError(usage)
+      return 2
+    }
+  }
+  return runAll(options)
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+switch arguments.first {
+case "help", "--help", "-h":
+  print(usage)
+  exit(0)
+case "smoke": exit(smoke())
+case "child": exit(child(arguments.dropFirst()))
+case "run": exit(run(arguments.dropFirst()))
+case nil: exit(run(arguments))
+case let other? where other.hasPrefix("--"): exit(run(arguments))
+default:
+  printError(usage)
+  exit(2)
+}

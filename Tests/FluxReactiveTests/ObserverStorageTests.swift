@@ -1,0 +1,79 @@
+import FluxReactive
+import Testing
+
+/// Delivery walks the live observer slots by position; these pin down the edge cases of that.
+@Suite("Observer storage")
+struct ObserverStorageTests {
+  final class Box<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+  }
+
+  @Test("inv4: an observer that disposes itself mid-call finishes that call and gets nothing more")
+  func disposeSelfDuringDelivery() {
+    let sink = Sink<Int>()
+    let seen = Box<[String]>([])
+    let own = Box<(any Disposable)?>(nil)
+    own.value = sink.signal.observe { value in
+      own.value?.dispose()
+      seen.value.append("self \(value)")
+    }
+    sink.signal.observe { seen.value.append("other \($0)") }
+    sink.send(value: 1)
+    sink.send(value: 2)
+    #expect(seen.value == ["self 1", "other 1", "other 2"])
+    #expect(own.value?.isDisposed == true)
+  }
+
+  @Test("inv4: disposing the newest observer, then adding one, during a delivery")
+  func disposeNewestThenAddDuringDelivery() {
+    let sink = Sink<Int>()
+    let seen = Box<[String]>([])
+    let last = Box<(any Disposable)?>(nil)
+    sink.signal.observe { value in
+      seen.value.append("first \(value)")
+      guard value == 1 else { return }
+      last.value?.dispose()
+      sink.signal.observe { seen.value.append("added \($0)") }
+    }
+    last.value = sink.signal.observe { seen.value.append("last \($0)") }
+    sink.send(value: 1)
+    sink.send(value: 2)
+    #expect(seen.value == ["first 1", "first 2", "added 2"])
+  }
+
+  @Test("inv2, inv4: a queued value reaches the observers present at its send, minus those disposed since")
+  func reentrantSendsWithChurn() {
+    let sink = Sink<Int>()
+    let seen = Box<[String]>([])
+    let added = Box<(any Disposable)?>(nil)
+    sink.signal.observe { value in
+      seen.value.append("a \(value)")
+      guard value == 1 else { return }
+      added.value = sink.signal.observe { value in
+        seen.value.append("b \(value)")
+        added.value?.dispose()
+        sink.send(value: value + 1)
+      }
+      sink.send(value: 2)
+    }
+    let late = Box<(any Disposable)?>(nil)
+    late.value = sink.signal.observe { value in
+      seen.value.append("c \(value)")
+      if value == 1 { late.value?.dispose() }
+    }
+    sink.send(value: 1)
+    #expect(seen.value == ["a 1", "c 1", "a 2", "b 2", "a 3"])
+  }
+
+  @Test("inv6: a disposable outliving its sink reports disposed and disposes harmlessly")
+  func disposableOutlivesSink() {
+    var sink: Sink<Int>? = Sink<Int>()
+    let disposable = sink!.signal.observe { _ in }
+    #expect(!disposable.isDisposed)
+    sink = nil
+    #expect(disposable.isDisposed)
+    disposable.dispose()
+    #expect(disposable.isDisposed)
+  }
+}
