@@ -11,6 +11,9 @@ blocks declare. An HTML comment on the line before a block changes how it is tre
     <!-- snippet: scope -->           wrapped in `do { }`, so its local names stay local
     <!-- snippet: needs NAME -->      compiled only once `NAME` is declared in Sources/
     <!-- snippet: file PATH -->       compiled, and must equal the file at PATH
+
+Anywhere in a file, `<!-- snippet: include PATH -->` puts the Swift file at PATH before its
+blocks: declarations an article uses without showing them.
 """
 
 import os
@@ -20,6 +23,7 @@ import sys
 import tempfile
 
 IMPORTS = "import Dispatch\nimport FluxCore\nimport FluxReactive\nimport Foundation\n"
+INCLUDE = re.compile(r"<!--\s*snippet:\s*include\s+(?P<path>\S+)\s*-->")
 BLOCK = re.compile(r"(?:<!--\s*snippet:\s*(?P<directive>[^>]*?)\s*-->\s*\n)?```swift\n(?P<code>.*?)^```", re.S | re.M)
 
 
@@ -38,6 +42,9 @@ def program(path, failures):
     with open(path, encoding="utf-8") as markdown:
         text = markdown.read()
     parts = [IMPORTS]
+    for include in INCLUDE.finditer(text):
+        with open(include.group("path"), encoding="utf-8") as support:
+            parts.append(support.read())
     lines = []  # (line in main.swift) -> (markdown line), for error messages
     for match in BLOCK.finditer(text):
         directive = (match.group("directive") or "").split(None, 1)
