@@ -15,7 +15,7 @@ let package = Package(
     .testTarget(name: "FluxCoreTests", dependencies: ["FluxCore"]),
     .testTarget(name: "FluxReactiveTests", dependencies: ["FluxReactive", "FluxCore"]),
 
-    // Examples: `swift run todo`, `swift run Counter`, … (see Examples/README.md).
+    // Examples: `swift run todo`, `swift run Counter`, … (README.md, "Examples").
     .executableTarget(name: "todo", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/Todo"),
     .executableTarget(name: "Counter", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/Counter"),
     .executableTarget(name: "EventBus", dependencies: ["FluxCore"], path: "Examples/EventBus"),

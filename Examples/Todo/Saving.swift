@@ -70,7 +70,7 @@ extension Actions where State == SaveState {
   ///
   /// An async action: it runs as part of a task, does its slow work between dispatches, and
   /// dispatches each step as it happens. The store commits every step on its executor, and the
-  /// status line bound to ``Computed/statusLine`` shows it.
+  /// status line bound to `statusLine` shows it.
   func save(_ lists: [ListSnapshot], to folder: URL) async {
     let file = folder.appendingPathComponent("todo.md")
     let partial = folder.appendingPathComponent("todo.md.partial")
