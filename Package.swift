@@ -14,6 +14,13 @@ let package = Package(
     .target(name: "FluxReactive", dependencies: ["FluxCore"]),
     .testTarget(name: "FluxCoreTests", dependencies: ["FluxCore"]),
     .testTarget(name: "FluxReactiveTests", dependencies: ["FluxReactive", "FluxCore"]),
+
+    // Examples: `swift run todo`, `swift run Counter`, … (README.md, "Examples").
+    .executableTarget(name: "todo", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/Todo"),
+    .executableTarget(name: "Counter", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/Counter"),
+    .executableTarget(name: "EventBus", dependencies: ["FluxCore"], path: "Examples/EventBus"),
+    .executableTarget(name: "BringYourOwnReactive", dependencies: ["FluxCore"], path: "Examples/BringYourOwnReactive"),
+    .executableTarget(name: "QuickStart", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/QuickStart"),
   ],
   swiftLanguageModes: [.v6]
 )

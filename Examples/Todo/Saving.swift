@@ -1,0 +1,116 @@
+import FluxCore
+import FluxReactive
+import Foundation
+
+/// A list as it is written to disk.
+struct ListSnapshot: Sendable {
+  let name: String
+  let items: [TodoItem]
+
+  var markdown: String {
+    let lines = items.map { "- [\($0.isDone ? "x" : " ")] \($0.title)" }
+    return (["## \(name)", ""] + lines + [""]).joined(separator: "\n") + "\n"
+  }
+}
+
+/// Where a save stands.
+enum SaveStatus: Equatable, Sendable {
+  case idle
+  case saving(file: String, written: [String], total: Int)
+  case saved(file: String, lists: Int)
+  case failed(String)
+}
+
+enum SaveAction: Sendable {
+  case begin(file: String, total: Int)
+  case wrote(list: String)
+  case finish
+  case fail(String)
+}
+
+/// The state of saving: one store, shared by every list.
+final class SaveState: State, CustomStringConvertible {
+  typealias Action = SaveAction
+  typealias Mutations = SaveMutations
+
+  fileprivate let status = Variable(SaveStatus.idle)
+
+  /// What `--log` prints after each commit.
+  var description: String {
+    switch status.value {
+    case .idle: "Saving(idle)"
+    case .saving(_, let written, let total): "Saving(\(written.count) of \(total) written)"
+    case .saved(let file, _): "Saving(saved \(file))"
+    case .failed: "Saving(failed)"
+    }
+  }
+}
+
+struct SaveMutations: Mutations {
+  func commit(action: SaveAction, state: SaveState) {
+    state.status.modify { status in
+      switch (action, status) {
+      case (.begin(let file, let total), _):
+        status = .saving(file: file, written: [], total: total)
+      case (.wrote(let list), .saving(let file, let written, let total)):
+        status = .saving(file: file, written: written + [list], total: total)
+      case (.finish, .saving(let file, let written, _)):
+        status = .saved(file: file, lists: written.count)
+      case (.fail(let message), _):
+        status = .failed(message)
+      case (.wrote, _), (.finish, _):
+        break  // not saving: nothing to report
+      }
+    }
+  }
+}
+
+extension Actions where State == SaveState {
+  /// Writes `lists` to `todo.md` in `folder`, one list at a time, reporting each step.
+  ///
+  /// An async action: it runs as part of a task, does its slow work between dispatches, and
+  /// dispatches each step as it happens. The store commits every step on its executor, and the
+  /// status line bound to `statusLine` shows it.
+  func save(_ lists: [ListSnapshot], to folder: URL) async {
+    let file = folder.appendingPathComponent("todo.md")
+    let partial = folder.appendingPathComponent("todo.md.partial")
+    dispatch(action: .begin(file: file.path, total: lists.count))
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try Data("# Todo\n\n".utf8).write(to: partial)
+      let handle = try FileHandle(forWritingTo: partial)
+      try handle.seekToEnd()
+      for list in lists {
+        try handle.write(contentsOf: Data(list.markdown.utf8))
+        dispatch(action: .wrote(list: list.name))
+      }
+      try handle.close()
+      // Replace the old file only once everything is written.
+      _ = try? FileManager.default.removeItem(at: file)
+      try FileManager.default.moveItem(at: partial, to: file)
+      dispatch(action: .finish)
+    } catch {
+      dispatch(action: .fail("could not save to \(folder.path): \(error.localizedDescription)"))
+    }
+  }
+}
+
+extension Computed where State == SaveState {
+  /// One line per step of a save; `nil` when there is nothing to report.
+  var statusLine: Signal<String?> {
+    state.status.signal.map { status in
+      switch status {
+      case .idle:
+        return nil
+      case .saving(let file, let written, let total) where written.isEmpty:
+        return "Saving \(total) \(total == 1 ? "list" : "lists") to \(file)"
+      case .saving(_, let written, let total):
+        return "  [\(written.count)/\(total)] \(written.last ?? "")"
+      case .saved(let file, let lists):
+        return "Saved \(lists) \(lists == 1 ? "list" : "lists") to \(file)"
+      case .failed(let message):
+        return "Error: \(message)"
+      }
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// What the terminal shows of one list. Bindings keep it up to date; nothing else writes it.
+final class ListView {
+  var name = ""
+  var rows: [String] = []
+  var progress = ""
+  var doneCount = 0
+}
+
+/// The line that reports a save in progress: each new message is printed as it arrives.
+final class StatusLine {
+  var message: String? {
+    didSet {
+      if let message { Terminal.write(message) }
+    }
+  }
+}
+
+/// Writing to the terminal, and the text of the screens.
+enum Terminal {
+  /// Writes `text` and a line break to standard output, at once, so that it keeps its place
+  /// among the lines that `--log` writes to standard error.
+  static func write(_ text: String, terminator: String = "\n") {
+    print(text, terminator: terminator)
+    fflush(nil)
+  }
+
+  /// Writes `text` and a line break to standard error.
+  static func error(_ text: String) {
+    fflush(nil)
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+  }
+
+  /// One list: its name and progress, then its items.
+  static func render(_ view: ListView) -> String {
+    let header = "\(view.name) — \(view.progress)"
+    return ([header] + view.rows.map { "  " + $0 }).joined(separator: "\n")
+  }
+
+  /// Every list on one line each; the current one marked with `*`.
+  static func overview(_ views: [ListView], current: String) -> String {
+    let width = views.map(\.name.count).max() ?? 0
+    return views.map { view in
+      let marker = view.name == current ? "*" : " "
+      let padding = String(repeating: " ", count: width - view.name.count)
+      return "\(marker) \(view.name)\(padding)  \(view.progress)"
+    }.joined(separator: "\n")
+  }
+
+  static let help = """
+    Lists
+      lists                 show every list and its progress (* marks the current list)
+      new <name>            create a list and switch to it
+      use <name>            switch to a list
+      drop <name>           delete a list
+    Items of the current list
+      show                  show the current list
+      add <title>           add an item
+      done <n>              mark item n done
+      undo <n>              mark item n not done
+      edit <n> <title>      change the title of item n
+      remove <n>            delete item n
+      clear                 delete the done items of the current list
+      clear all             delete the done items of every list (one global action)
+    Saving
+      save [folder]         write every list to <folder>/todo.md (default: ./todo-lists)
+    Other
+      help                  show this screen
+      quit                  leave (end of input works too)
+    Lines starting with # are comments.
+    """
+}

@@ -1,0 +1,118 @@
+import FluxCore
+import FluxReactive
+
+/// One item of a todo list.
+struct TodoItem: Equatable, Sendable {
+  let id: Int
+  var title: String
+  var isDone: Bool
+}
+
+/// Everything that can happen to one list.
+enum TodoAction: Sendable {
+  case add(title: String)
+  case setDone(id: Int, isDone: Bool)
+  case rename(id: Int, title: String)
+  case remove(id: Int)
+  case clearCompleted
+}
+
+/// The state of one list. Each list has a store of its own; `Store<TodoListState>.actions`
+/// reaches all of them at once.
+///
+/// The items are `fileprivate`: only ``TodoMutations`` changes them and only the `Computed`
+/// extension below publishes them.
+final class TodoListState: State, CustomStringConvertible {
+  typealias Action = TodoAction
+  typealias Mutations = TodoMutations
+
+  let name: String
+  fileprivate let items = Variable<[TodoItem]>([])
+
+  init(name: String) {
+    self.name = name
+  }
+
+  /// What `--log` prints after each commit.
+  var description: String {
+    "\(name)(\(summary(of: items.value)))"
+  }
+}
+
+/// The only code that changes a list.
+struct TodoMutations: Mutations {
+  func commit(action: TodoAction, state: TodoListState) {
+    // One atomic read-modify-write: observers see one change per action.
+    state.items.modify { items in
+      switch action {
+      case .add(let title):
+        let id = (items.map(\.id).max() ?? 0) + 1
+        items.append(TodoItem(id: id, title: title, isDone: false))
+      case .setDone(let id, let isDone):
+        if let index = items.firstIndex(where: { $0.id == id }) { items[index].isDone = isDone }
+      case .rename(let id, let title):
+        if let index = items.firstIndex(where: { $0.id == id }) { items[index].title = title }
+      case .remove(let id):
+        items.removeAll { $0.id == id }
+      case .clearCompleted:
+        items.removeAll(where: \.isDone)
+      }
+    }
+  }
+}
+
+extension Actions where State == TodoListState {
+  func add(_ title: String) {
+    dispatch(action: .add(title: title))
+  }
+
+  func setDone(_ id: Int, _ isDone: Bool) {
+    dispatch(action: .setDone(id: id, isDone: isDone))
+  }
+
+  func rename(_ id: Int, to title: String) {
+    dispatch(action: .rename(id: id, title: title))
+  }
+
+  func remove(_ id: Int) {
+    dispatch(action: .remove(id: id))
+  }
+
+  func clearCompleted() {
+    dispatch(action: .clearCompleted)
+  }
+}
+
+extension Computed where State == TodoListState {
+  var name: String {
+    state.name
+  }
+
+  /// The items as they are now, for commands that name an item by its number.
+  var items: Constant<[TodoItem]> {
+    state.items.constant
+  }
+
+  /// One line per item, numbered from 1.
+  var rows: Signal<[String]> {
+    state.items.signal.map { items in
+      items.enumerated().map { number, item in
+        "\(number + 1). [\(item.isDone ? "x" : " ")] \(item.title)"
+      }
+    }
+  }
+
+  /// "2 of 5 done", or "empty".
+  var progress: Signal<String> {
+    state.items.signal.map(summary(of:))
+  }
+
+  /// How many items are done.
+  var doneCount: Signal<Int> {
+    state.items.signal.map { $0.count(where: \.isDone) }
+  }
+}
+
+private func summary(of items: [TodoItem]) -> String {
+  items.isEmpty ? "empty" : "\(items.count(where: \.isDone)) of \(items.count) done"
+}
