@@ -15,7 +15,7 @@
 /// observers' owners.
 ///
 /// > Important: Observers run on the thread that sends the value, one value at a time per
-/// > source. Use ``observe(on:)`` to move delivery to an ``Executor``.
+/// > source. Use ``observe(on:)`` to move delivery to an `Executor`.
 public struct Signal<Value> {
   @usableFromInline
   enum Source {

@@ -54,6 +54,7 @@ struct MiddlewareTests {
   enum Freed {}
   enum Dispatching {}
   enum Shared {}
+  enum SharedExisting {}
   enum Global {}
   enum Cycle {}
   enum Logging {}
@@ -222,8 +223,8 @@ struct MiddlewareTests {
   @Test("shared middleware reaches stores created before it was added")
   func sharedReachesExistingStores() {
     let events = Recorder<String>()
-    let store = Store(state: LogState<Shared>(), mutations: .init(), executor: .immediate)
-    let registration = SharedMiddlewares.add(SharedProbe<Shared>(events: events))
+    let store = Store(state: LogState<SharedExisting>(), mutations: .init(), executor: .immediate)
+    let registration = SharedMiddlewares.add(SharedProbe<SharedExisting>(events: events))
     store.actions.dispatch(action: 5)
     registration.remove()
     #expect(events.values == ["shared intercept 5", "shared will 5", "shared did 5"])

@@ -9,7 +9,7 @@ extension Signal where Value: Sendable {
   ///   .observe { value in /* on the main queue */ }
   /// ```
   ///
-  /// Values keep their order on an executor that keeps submission order (``Executor/mainThread``,
+  /// Values keep their order on an executor that keeps submission order (`Executor.mainThread`,
   /// a serial queue). Once the observation is disposed, values still waiting on the executor
   /// are dropped and the observer is released.
   ///
