@@ -21,9 +21,13 @@
 /// > moment; then that thread commits it next, in order. Dispatching through the ``Actions``
 /// > of a store that has been freed does nothing.
 public struct Actions<State: FluxCore.State>: Sendable {
-  // Exactly one of the two is set: a weak store target, or the registry of a state type.
-  private weak var core: StoreCore<State>?
-  private let registry: StoreRegistry<State>?
+  // Exactly one of the two is set: one store's core, or the registry of a state type. The core
+  // is held strongly but keeps nothing alive: when its store is freed, it drops the state and
+  // the mutations and refuses every later action.
+  @usableFromInline
+  let core: StoreCore<State>?
+  @usableFromInline
+  let registry: StoreRegistry<State>?
 
   init(core: StoreCore<State>) {
     self.core = core
@@ -38,11 +42,12 @@ public struct Actions<State: FluxCore.State>: Sendable {
   /// Dispatches `action` to the target store or stores.
   ///
   /// - Parameter action: The action to commit.
+  @inlinable
   public func dispatch(action: State.Action) {
-    if let registry {
-      registry.dispatch(action)
+    if let core {
+      core.dispatch(action)
     } else {
-      core?.dispatch(action)
+      registry?.dispatch(action)
     }
   }
 

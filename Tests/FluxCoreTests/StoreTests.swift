@@ -13,6 +13,8 @@ struct StoreTests {
   enum Cancel {}
   enum Alive {}
   enum Freed {}
+  enum Kept {}
+  enum Midway {}
   enum Stalled {}
   enum Release {}
 
@@ -134,6 +136,49 @@ struct StoreTests {
     store = nil
     actions.dispatch(action: 2)
     #expect(state.committed.values == [1])
+  }
+
+  @Test("actions kept after the store is freed keep neither its state nor its mutations alive")
+  func keptActionsDoNotRetainState() {
+    let flag = DeallocFlag()
+    var actions: Actions<LogState<Kept>>?
+    do {
+      let state = LogState<Kept>()
+      state.hook = { [tracked = Tracked(flag)] _ in _ = tracked }
+      let store = Store(state: state, mutations: .init(), executor: .immediate)
+      actions = store.actions
+      actions?.dispatch(action: 1)
+    }
+    #expect(flag.isFreed)
+    actions?.dispatch(action: 2)
+  }
+
+  @Test("inv12: a store freed during a commit: that commit ends, queued ones never run, the state goes after")
+  func inv12_freedDuringCommit() {
+    let flag = DeallocFlag()
+    let entered = DispatchSemaphore(value: 0)
+    let resume = DispatchSemaphore(value: 0)
+    let committed = Recorder<Int>()
+    var store: Store<LogState<Midway>>?
+    do {
+      let state = LogState<Midway> { [tracked = Tracked(flag)] action in
+        _ = tracked
+        committed.append(action)
+        if action == 1 {
+          entered.signal()
+          resume.wait()
+        }
+      }
+      store = Store(state: state, mutations: .init(), executor: .queue(.global()))
+    }
+    store?.actions.dispatch(action: 1)
+    entered.wait()
+    store?.actions.dispatch(action: 2)
+    store = nil
+    #expect(!flag.isFreed, "the state went while its commit was running")
+    resume.signal()
+    #expect(waitUntil { flag.isFreed })
+    #expect(committed.values == [1])
   }
 
   @Test("an executor that never runs its work leaves actions queued, in order")

@@ -2,11 +2,15 @@
 ///
 /// Keeps its capacity when drained, so a steady flow of push and pop allocates nothing.
 /// Not thread-safe: the owner guards it with its lock.
+@usableFromInline
 package struct FIFOBuffer<Element> {
-  private var storage: ContiguousArray<Element?> = []
-  private var head = 0
+  @usableFromInline
+  var storage: ContiguousArray<Element?> = []
+  @usableFromInline
+  var head = 0
 
   /// Creates an empty queue.
+  @inlinable
   package init() {}
 
   /// Whether nothing is waiting.
@@ -16,22 +20,24 @@ package struct FIFOBuffer<Element> {
   package var count: Int { storage.count - head }
 
   /// Adds `element` at the back.
+  @inlinable
   package mutating func append(_ element: Element) {
     storage.append(element)
   }
 
   /// Removes and returns the front element, or `nil` when empty.
   ///
-  /// Always inlined, so that the common empty case costs a comparison in the owner's code; a
+  /// Inlinable, so that the common empty case costs a comparison in the owner's code; a
   /// call to the generic function would first look up this type's metadata.
-  @inline(__always)
+  @inlinable
   package mutating func popFirst() -> Element? {
     if head == storage.count { return nil }
     return removeFirst()
   }
 
   /// Removes and returns the front element; the queue is not empty.
-  private mutating func removeFirst() -> Element? {
+  @usableFromInline
+  mutating func removeFirst() -> Element? {
     let element = storage[head].take()
     head += 1
     if head == storage.count {

@@ -15,12 +15,15 @@
 /// Allocated once, never moved. Not recursive: locking it twice on one thread is a
 /// programming error (a deadlock on Linux, a crash on Darwin). Use ``RecursiveLock`` where
 /// the holder may call code that takes the same lock again.
+@usableFromInline
 package final class Lock: @unchecked Sendable {
   // The lock word is allocated once and only ever touched through the platform calls.
   #if canImport(Darwin)
-    private let word: UnsafeMutablePointer<os_unfair_lock>
+    @usableFromInline
+    let word: UnsafeMutablePointer<os_unfair_lock>
   #else
-    private let word: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline
+    let word: UnsafeMutablePointer<pthread_mutex_t>
   #endif
 
   /// Creates an unlocked lock.
@@ -46,7 +49,7 @@ package final class Lock: @unchecked Sendable {
   }
 
   /// Acquires the lock, blocking until it is available.
-  @inline(__always)
+  @inlinable
   package func lock() {
     #if canImport(Darwin)
       os_unfair_lock_lock(word)
@@ -57,7 +60,7 @@ package final class Lock: @unchecked Sendable {
   }
 
   /// Releases the lock; the calling thread must hold it.
-  @inline(__always)
+  @inlinable
   package func unlock() {
     #if canImport(Darwin)
       os_unfair_lock_unlock(word)
@@ -68,7 +71,7 @@ package final class Lock: @unchecked Sendable {
   }
 
   /// Runs `body` while holding the lock. `body` must not call code that takes this lock.
-  @inline(__always)
+  @inlinable
   package func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
     lock()
     defer { unlock() }

@@ -2,6 +2,7 @@
 ///
 /// Immutable; a store swaps in a new one when the shared list changes. A store without any
 /// middleware has no pipeline at all, so the feature costs it one `nil` check per commit.
+@usableFromInline
 final class MiddlewarePipeline<State: FluxCore.State>: Sendable {
   /// Interceptions in order: shared first, then the store's.
   let interceptors: [AnyMiddleware<State>]

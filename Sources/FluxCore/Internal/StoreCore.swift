@@ -6,35 +6,65 @@
 /// at once; on any other executor one drain is scheduled and runs until the queue is empty. An
 /// action dispatched while a drain runs (from a mutation, say) joins the queue and is committed
 /// by that drain after the current commit. The lock is never held while user code runs.
+@usableFromInline
 final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable {
   /// An action on its way: where it stands in the middleware, and who waits for it.
+  @usableFromInline
   struct Pending {
+    @usableFromInline
     var action: State.Action
     /// The next interceptor to run, or `cancelled` when only the cancel hooks remain.
+    @usableFromInline
     var stage: Int
+    @usableFromInline
     var completion: (@Sendable (Bool) -> Void)?
+
+    @inlinable
+    init(action: State.Action, stage: Int, completion: (@Sendable (Bool) -> Void)?) {
+      self.action = action
+      self.stage = stage
+      self.completion = completion
+    }
 
     static var cancelled: Int { -1 }
   }
+
+  /// What commits run against. The state is lent to the commit without a retain: the core
+  /// owns it, and never releases it while a drain runs.
+  @usableFromInline
+  typealias Target = (state: Unmanaged<State>, mutations: State.Mutations)
 
   private enum Decision {
     case proceed, cancel, pending
   }
 
-  let state: State
-  let mutations: State.Mutations
+  @usableFromInline
   let executor: Executor
-  private let isImmediate: Bool
+  @usableFromInline
+  let isImmediate: Bool
   private let ownMiddlewares: [AnyMiddleware<State>]
 
-  private let lock = Lock()
-  // Everything below is guarded by `lock`.
-  private var queue = FIFOBuffer<Pending>()
+  @usableFromInline
+  let lock = Lock()
+  // Everything below is guarded by `lock`; `@exclusivity(unchecked)` because the lock already
+  // serializes every access.
+  @usableFromInline @exclusivity(unchecked)
+  var queue = FIFOBuffer<Pending>()
   /// A drain is running or scheduled on the executor.
-  private var isDraining = false
-  /// The store is gone; nothing more is committed.
-  private var isCancelled = false
-  private var pipeline: MiddlewarePipeline<State>?
+  @usableFromInline @exclusivity(unchecked)
+  var isDraining = false
+  /// The store is gone: nothing more is committed.
+  @usableFromInline @exclusivity(unchecked)
+  var isCancelled = false
+  /// The state, retained once, and the mutations. Released when the store is gone and no
+  /// drain runs (else by that drain as it ends), so that neither an ``Actions`` kept by someone
+  /// nor a registry snapshot keeps them alive.
+  @usableFromInline @exclusivity(unchecked)
+  var ownedState: Unmanaged<State>?
+  @usableFromInline @exclusivity(unchecked)
+  var mutations: State.Mutations?
+  @usableFromInline @exclusivity(unchecked)
+  var pipeline: MiddlewarePipeline<State>?
   /// The interception running now on the drain, and the decision it got while running.
   private var intercepting: UInt64 = 0
   private var decidedInline: Bool?
@@ -45,7 +75,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   private var spareProceed: Proceed?
 
   init(state: State, mutations: State.Mutations, executor: Executor, middlewares: [AnyMiddleware<State>]) {
-    self.state = state
+    self.ownedState = Unmanaged.passRetained(state)
     self.mutations = mutations
     self.executor = executor
     self.isImmediate = executor.isImmediate
@@ -56,13 +86,15 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
 
   /// Queues `action` for its commit, and starts a drain if none runs. `completion` learns
   /// whether it was committed (`false`: cancelled by middleware, or the store is gone).
+  @inlinable
   func dispatch(_ action: State.Action, completion: (@Sendable (Bool) -> Void)? = nil) {
     lock.lock()
     submitLocked(Pending(action: action, stage: 0, completion: completion))
   }
 
   /// Queues `pending` or drains it at once. Called with `lock` held; returns with it released.
-  private func submitLocked(_ pending: Pending) {
+  @inlinable
+  func submitLocked(_ pending: Pending) {
     if isCancelled {
       lock.unlock()
       pending.completion?(false)
@@ -76,46 +108,61 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     isDraining = true
     if isImmediate {
       let pipeline = self.pipeline
+      let target = (ownedState.unsafelyUnwrapped, mutations.unsafelyUnwrapped)
       lock.unlock()
-      process(pending, pipeline)
+      process(pending, pipeline, target)
       drain()
     } else {
       queue.append(pending)
       lock.unlock()
-      executor.execute { [weak self] in self?.drain() }
+      scheduleDrain()
     }
   }
 
-  /// Processes queued actions one by one until the queue is empty or the store is cancelled.
-  private func drain() {
+  /// Asks the executor for a drain; the work holds the core weakly, so it never keeps a store
+  /// alive.
+  @usableFromInline
+  func scheduleDrain() {
+    executor.execute { [weak self] in self?.drain() }
+  }
+
+  /// Processes queued actions one by one until the queue is empty or the store is gone.
+  @inlinable
+  func drain() {
     while true {
       lock.lock()
-      guard !isCancelled, let pending = queue.popFirst() else {
+      // A cancel empties the queue, so a popped action always has its state.
+      guard let pending = queue.popFirst() else {
         isDraining = false
+        let released = isCancelled ? takeTarget() : nil
         lock.unlock()
+        released?.state.release()
         return
       }
       let pipeline = self.pipeline
+      let target = (ownedState.unsafelyUnwrapped, mutations.unsafelyUnwrapped)
       lock.unlock()
-      process(pending, pipeline)
+      process(pending, pipeline, target)
     }
   }
 
   /// Runs `pending` through the middleware and commits it.
-  @inline(__always)
-  private func process(_ pending: Pending, _ pipeline: MiddlewarePipeline<State>?) {
+  @inlinable
+  func process(_ pending: Pending, _ pipeline: MiddlewarePipeline<State>?, _ target: Target) {
     guard let pipeline else {
-      mutations.commit(action: pending.action, state: state)
+      target.state._withUnsafeGuaranteedRef { target.mutations.commit(action: pending.action, state: $0) }
       pending.completion?(true)
       return
     }
-    processSlow(pending, pipeline)
+    processSlow(pending, pipeline, target)
   }
 
-  private func processSlow(_ pending: Pending, _ pipeline: MiddlewarePipeline<State>) {
+  @usableFromInline
+  func processSlow(_ pending: Pending, _ pipeline: MiddlewarePipeline<State>, _ target: Target) {
+    let state = target.state.takeUnretainedValue()
     var pending = pending
     while pending.stage >= 0, pending.stage < pipeline.interceptors.count {
-      switch intercept(pending, pipeline.interceptors[pending.stage]) {
+      switch intercept(pending, pipeline.interceptors[pending.stage], state) {
       case .proceed: pending.stage += 1
       case .cancel: pending.stage = Pending.cancelled
       case .pending: return
@@ -127,14 +174,14 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       return
     }
     pipeline.willCommit(pending.action, state)
-    mutations.commit(action: pending.action, state: state)
+    target.mutations.commit(action: pending.action, state: state)
     pipeline.didCommit(pending.action, state)
     pending.completion?(true)
   }
 
   // MARK: Interception
 
-  private func intercept(_ pending: Pending, _ middleware: AnyMiddleware<State>) -> Decision {
+  private func intercept(_ pending: Pending, _ middleware: AnyMiddleware<State>, _ state: State) -> Decision {
     lock.lock()
     let serial = nextSerial
     nextSerial &+= 1
@@ -218,11 +265,24 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   func cancel() {
     lock.lock()
     isCancelled = true
+    let released = isDraining ? nil : takeTarget()
     let dropped = queue.removeAll() + delayed.values
     delayed = [:]
     let spare = spareProceed.take()
     lock.unlock()
     for pending in dropped { pending.completion?(false) }
-    _ = spare
+    released?.state.release()
+    _ = spare  // released here, after the lock
+  }
+
+  /// Takes the state and mutations out, for release after the lock. Called with `lock` held.
+  @usableFromInline
+  func takeTarget() -> Target? {
+    guard let state = ownedState.take(), let mutations = mutations.take() else { return nil }
+    return (state, mutations)
+  }
+
+  deinit {
+    ownedState?.release()
   }
 }

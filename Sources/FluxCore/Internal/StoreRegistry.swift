@@ -1,17 +1,27 @@
 /// The live stores of one state type, for global dispatch.
 ///
-/// Holds each store's core weakly, so it never keeps a store alive. A global dispatch walks a
+/// Holds each store's core, never the store: a store unregisters when freed, and its core then
+/// refuses every action and has dropped its state. A global dispatch walks a
 /// snapshot taken under the lock (copy on write, no allocation) and hands the action to each
 /// store whose core is still there; a store registered after the snapshot does not receive it,
 /// a store freed meanwhile receives all of it or none.
+@usableFromInline
 final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unchecked Sendable {
+  @usableFromInline
   struct Entry {
-    weak var core: StoreCore<State>?
+    @usableFromInline
+    let core: StoreCore<State>
+
+    init(core: StoreCore<State>) {
+      self.core = core
+    }
   }
 
-  private let lock = Lock()
+  @usableFromInline
+  let lock = Lock()
   // Guarded by `lock`.
-  private var stores = KeyedStorage<Entry>()
+  @usableFromInline @exclusivity(unchecked)
+  var stores = KeyedStorage<Entry>()
 
   /// The registry of `State`, created on first use.
   static var shared: StoreRegistry<State> {
@@ -34,15 +44,19 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
   }
 
   /// The cores registered now.
-  private var snapshot: ContiguousArray<KeyedStorage<Entry>.Slot> {
-    lock.withLock { stores.slots }
+  @inlinable
+  var snapshot: ContiguousArray<KeyedStorage<Entry>.Slot> {
+    lock.lock()
+    defer { lock.unlock() }
+    return stores.slots
   }
 
   /// Dispatches `action` to every store registered now.
+  @inlinable
   func dispatch(_ action: State.Action) {
     snapshot.withUnsafeBufferPointer { slots in
       for index in slots.indices {
-        slots[index].element?.core?.dispatch(action)
+        slots[index].element?.core.dispatch(action)
       }
     }
   }
@@ -56,7 +70,7 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
   }
 
   func setShared(_ shared: [any SharedMiddleware]) {
-    for slot in snapshot { slot.element?.core?.setShared(shared) }
+    for slot in snapshot { slot.element?.core.setShared(shared) }
   }
 }
 
