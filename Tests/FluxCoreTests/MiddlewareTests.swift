@@ -51,6 +51,7 @@ struct MiddlewareTests {
   enum Cancel {}
   enum Delay {}
   enum Dropped {}
+  enum Concurrent {}
   enum Freed {}
   enum Dispatching {}
   enum Shared {}
@@ -115,6 +116,26 @@ struct MiddlewareTests {
     #expect(waitUntil { state.committed.values == [2, 1] })
     #expect(onQueue.values == [true, true])
     #expect(state.overlapCount == 0)
+  }
+
+  @Test("a decision made on another thread while the interception still runs counts as made during it")
+  func decisionFromAnotherThreadDuringInterception() {
+    let state = LogState<Concurrent>()
+    let recorder = ActionRecorder<LogState<Concurrent>>()
+    let elsewhere = Probe<Concurrent>(name: "elsewhere", events: Recorder()) { action, proceed in
+      let done = DispatchSemaphore(value: 0)
+      DispatchQueue.global().async {
+        action % 2 == 0 ? proceed.cancel() : proceed()
+        done.signal()
+      }
+      done.wait()
+    }
+    let store = Store(
+      state: state, mutations: .init(), executor: .immediate,
+      middlewares: [AnyMiddleware(elsewhere), AnyMiddleware(recorder)])
+    for action in 1...6 { store.actions.dispatch(action: action) }
+    #expect(state.committed.values == [1, 3, 5])
+    #expect(recorder.cancelled == [2, 4, 6])
   }
 
   @Test("a proceed released without a decision cancels the action")

@@ -15,7 +15,7 @@ enum BaselineWorkloads {
     case .w3: return variableSets(tally: tally)
     case .w4: return mapChain(tally: tally)
     case .w5: return churn(tally: tally)
-    case .w6: return storeDispatch(tally: tally)
+    case .w6, .w10: return storeDispatch(tally: tally)
     case .w7: return globalDispatch(tally: tally)
     case .w8: return contention(tally: tally)
     case .w9: preconditionFailure("W9 runs through memory(tally:)")

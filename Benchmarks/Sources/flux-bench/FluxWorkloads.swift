@@ -11,6 +11,7 @@ enum FluxWorkloads {
     case .w4: return mapChain(tally: tally)
     case .w5: return churn(tally: tally)
     case .w6: return storeDispatch(tally: tally)
+    case .w10: return storeDispatch(tally: tally, middlewares: [AnyMiddleware(PassThrough())])
     case .w7: return globalDispatch(tally: tally)
     case .w8: return contention(tally: tally)
     case .w9: preconditionFailure("W9 runs through memory(tally:)")
@@ -76,8 +77,9 @@ enum FluxWorkloads {
     )
   }
 
-  private static func storeDispatch(tally: Tally) -> Prepared {
-    let store = Store<CounterState>(state: CounterState(), mutations: CounterMutations(), executor: .immediate)
+  private static func storeDispatch(tally: Tally, middlewares: [AnyMiddleware<CounterState>] = []) -> Prepared {
+    let store = Store<CounterState>(
+      state: CounterState(), mutations: CounterMutations(), executor: .immediate, middlewares: middlewares)
     store.computed.count.observe { tally.add($0) }
     return Prepared(
       run: { range in
@@ -151,6 +153,12 @@ private struct CounterMutations: Mutations {
       state.count.modify { $0 &+= 1 }
     }
   }
+}
+
+/// W10's middleware: sees every action before and after its commit and lets it through.
+private struct PassThrough: Middleware {
+  func willCommit(action: CounterAction, state: CounterState) {}
+  func didCommit(action: CounterAction, state: CounterState) {}
 }
 
 extension Computed where State == CounterState {

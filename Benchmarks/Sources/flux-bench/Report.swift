@@ -54,8 +54,10 @@ struct Report {
       guard let bytes = bytes(.flux)?.median else { return nil }
       return bytes <= Workload.bytesPerObserverTarget
     }
-    guard let target = workload.ratioTarget, let ratio = ratio(workload, .flux, .baseline) else { return nil }
-    guard ratio <= target else { return false }
+    if let target = workload.ratioTarget {
+      guard let ratio = ratio(workload, .flux, .baseline) else { return nil }
+      guard ratio <= target else { return false }
+    }
     guard let allowed = workload.allocationTarget else { return true }
     guard let allocations = allocations(workload, .flux)?.median else { return nil }
     return allocations <= allowed + 0.005

@@ -9,6 +9,7 @@ enum Workload: String, CaseIterable, Sendable {
   case w7 = "W7"
   case w8 = "W8"
   case w9 = "W9"
+  case w10 = "W10"
 
   /// A short name for the table.
   var name: String {
@@ -22,6 +23,7 @@ enum Workload: String, CaseIterable, Sendable {
     case .w7: return "global-dispatch"
     case .w8: return "contention"
     case .w9: return "memory"
+    case .w10: return "store-middleware"
     }
   }
 
@@ -31,7 +33,7 @@ enum Workload: String, CaseIterable, Sendable {
     case .w1, .w2, .w4, .w8: return "send"
     case .w3: return "set"
     case .w5: return "pair"
-    case .w6: return "action"
+    case .w6, .w10: return "action"
     case .w7: return "delivery"
     case .w9: return "subscribe"
     }
@@ -58,7 +60,7 @@ enum Workload: String, CaseIterable, Sendable {
     case .w2, .w4, .w7, .w8: return 2
     case .w5: return 2
     case .w6: return 2.5
-    case .w9: return nil
+    case .w9, .w10: return nil
     }
   }
 

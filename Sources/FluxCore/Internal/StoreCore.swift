@@ -26,6 +26,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       self.completion = completion
     }
 
+    @usableFromInline
     static var cancelled: Int { -1 }
   }
 
@@ -34,7 +35,8 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   @usableFromInline
   typealias Target = (state: Unmanaged<State>, mutations: State.Mutations)
 
-  private enum Decision {
+  @usableFromInline
+  enum Decision {
     case proceed, cancel, pending
   }
 
@@ -65,14 +67,13 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   var mutations: State.Mutations?
   @usableFromInline @exclusivity(unchecked)
   var pipeline: MiddlewarePipeline<State>?
-  /// The interception running now on the drain, and the decision it got while running.
-  private var intercepting: UInt64 = 0
-  private var decidedInline: Bool?
-  private var nextSerial: UInt64 = 1
+  @usableFromInline @exclusivity(unchecked)
+  var nextSerial: UInt64 = 1
   /// Actions whose interceptor has not decided yet, by serial.
   private var delayed: [UInt64: Pending] = [:]
   /// A decided ``Proceed`` nobody else holds, for the next interception.
-  private var spareProceed: Proceed?
+  @usableFromInline @exclusivity(unchecked)
+  var spareProceed: Proceed?
 
   init(state: State, mutations: State.Mutations, executor: Executor, middlewares: [AnyMiddleware<State>]) {
     self.ownedState = Unmanaged.passRetained(state)
@@ -157,12 +158,23 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     processSlow(pending, pipeline, target)
   }
 
-  @usableFromInline
+  @inlinable
   func processSlow(_ pending: Pending, _ pipeline: MiddlewarePipeline<State>, _ target: Target) {
-    let state = target.state.takeUnretainedValue()
+    target.state._withUnsafeGuaranteedRef { state in
+      runMiddleware(pending, pipeline, state, target.mutations)
+    }
+  }
+
+  @inlinable
+  func runMiddleware(
+    _ pending: Pending,
+    _ pipeline: MiddlewarePipeline<State>,
+    _ state: State,
+    _ mutations: State.Mutations
+  ) {
     var pending = pending
     while pending.stage >= 0, pending.stage < pipeline.interceptors.count {
-      switch intercept(pending, pipeline.interceptors[pending.stage], state) {
+      switch intercept(pending, pipeline, state) {
       case .proceed: pending.stage += 1
       case .cancel: pending.stage = Pending.cancelled
       case .pending: return
@@ -174,65 +186,67 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       return
     }
     pipeline.willCommit(pending.action, state)
-    target.mutations.commit(action: pending.action, state: state)
+    mutations.commit(action: pending.action, state: state)
     pipeline.didCommit(pending.action, state)
     pending.completion?(true)
   }
 
   // MARK: Interception
 
-  private func intercept(_ pending: Pending, _ middleware: AnyMiddleware<State>, _ state: State) -> Decision {
+  /// Runs one interception; the decision made during the call, if any, reuses the ``Proceed``.
+  @inlinable
+  func intercept(_ pending: Pending, _ pipeline: MiddlewarePipeline<State>, _ state: State) -> Decision {
     lock.lock()
     let serial = nextSerial
     nextSerial &+= 1
-    intercepting = serial
-    decidedInline = nil
-    var proceed: Proceed
-    if let spare = spareProceed.take() {
-      spare.serial = serial
-      proceed = spare
-    } else {
-      proceed = Proceed(target: self, serial: serial)
-    }
+    var proceed = spareProceed.take() ?? makeProceed()
+    proceed.serial = serial
+    proceed.isRunning = true
+    proceed.decision = nil
     lock.unlock()
 
-    middleware.intercept(action: pending.action, state: state, proceed: proceed)
+    pipeline.intercept(at: pending.stage, pending.action, state, proceed)
 
     lock.lock()
-    let decided = decidedInline
-    intercepting = 0
-    decidedInline = nil
-    if decided == nil {
-      var waiting = pending
-      waiting.stage += 1
-      delayed[serial] = waiting
-    }
-    lock.unlock()
-
+    let decided = proceed.decision
+    proceed.isRunning = false
     if let decided {
-      if isKnownUniquelyReferenced(&proceed) { lock.withLock { spareProceed = proceed } }
+      if isKnownUniquelyReferenced(&proceed) { spareProceed = proceed }
+      lock.unlock()
       return decided ? .proceed : .cancel
     }
-    // Undecided. If nobody kept the proceed, nobody can decide: the action is cancelled.
+    lock.unlock()
+    return park(pending, serial: serial, &proceed)
+  }
+
+  @usableFromInline
+  func makeProceed() -> Proceed {
+    Proceed(target: self, lock: lock)
+  }
+
+  /// Keeps an action whose interceptor did not decide during its call, until it decides. If
+  /// nobody kept the ``Proceed``, nobody can decide: the action is cancelled.
+  @usableFromInline
+  func park(_ pending: Pending, serial: UInt64, _ proceed: inout Proceed) -> Decision {
+    var waiting = pending
+    waiting.stage += 1
+    lock.withLock { delayed[serial] = waiting }
     if isKnownUniquelyReferenced(&proceed), lock.withLock({ delayed.removeValue(forKey: serial) }) != nil {
       return .cancel
     }
     return .pending
   }
 
+  @usableFromInline
+  /// A decision made after the interception returned (one made during it stays in the
+  /// ``Proceed``).
   func resolve(_ proceed: Proceed, proceed goesOn: Bool) {
     lock.lock()
     if isCancelled {
       lock.unlock()
       return
     }
-    let serial = proceed.serial
-    if serial == intercepting, decidedInline == nil {
-      decidedInline = goesOn
-      lock.unlock()
-      return
-    }
-    guard var pending = delayed.removeValue(forKey: serial) else {
+    guard var pending = delayed.removeValue(forKey: proceed.serial) else {
       lock.unlock()
       preconditionFailure(
         "Flux: a middleware decided the same action twice (proceed() or cancel() called again). "
@@ -242,6 +256,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     submitLocked(pending)
   }
 
+  @usableFromInline
   func abandon(_ proceed: Proceed) {
     lock.lock()
     guard !isCancelled, var pending = delayed.removeValue(forKey: proceed.serial) else {

@@ -9,10 +9,14 @@
 /// It wraps either a ``Middleware`` for `State` or a ``SharedMiddleware``, which then serves
 /// only the stores it is given to.
 public struct AnyMiddleware<State: FluxCore.State>: Middleware {
-  private let interceptBody: @Sendable (State.Action, State, Proceed) -> Void
-  private let willCommitBody: @Sendable (State.Action, State) -> Void
-  private let didCommitBody: @Sendable (State.Action, State) -> Void
-  private let didCancelBody: @Sendable (State.Action, State) -> Void
+  @usableFromInline
+  let interceptBody: @Sendable (State.Action, State, Proceed) -> Void
+  @usableFromInline
+  let willCommitBody: @Sendable (State.Action, State) -> Void
+  @usableFromInline
+  let didCommitBody: @Sendable (State.Action, State) -> Void
+  @usableFromInline
+  let didCancelBody: @Sendable (State.Action, State) -> Void
 
   /// Wraps a middleware for `State`.
   ///
@@ -35,21 +39,25 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
   }
 
   /// Calls the wrapped middleware's interception.
+  @inlinable
   public func intercept(action: State.Action, state: State, proceed: Proceed) {
     interceptBody(action, state, proceed)
   }
 
   /// Calls the wrapped middleware's `willCommit`.
+  @inlinable
   public func willCommit(action: State.Action, state: State) {
     willCommitBody(action, state)
   }
 
   /// Calls the wrapped middleware's `didCommit`.
+  @inlinable
   public func didCommit(action: State.Action, state: State) {
     didCommitBody(action, state)
   }
 
   /// Calls the wrapped middleware's `didCancel`.
+  @inlinable
   public func didCancel(action: State.Action, state: State) {
     didCancelBody(action, state)
   }

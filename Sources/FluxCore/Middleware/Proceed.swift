@@ -12,33 +12,57 @@
 /// last reference without deciding cancels the action. Deciding after the store was freed does
 /// nothing.
 public final class Proceed: @unchecked Sendable {
-  // Set once; weak loads are thread-safe.
-  private weak var target: (any ProceedTarget)?
-  // Guarded by the target's lock: which interception this decision belongs to. The target
-  // reuses the object only when it holds the sole reference.
-  var serial: UInt64
+  // Immutable. Held strongly: a store's core owns no state once its store is freed, and it
+  // drops the one proceed it keeps for reuse then, so this keeps nothing else alive.
+  private let target: any ProceedTarget
+  /// The lock of the target, which guards the three properties below.
+  @usableFromInline
+  let lock: Lock
+  /// Which interception this decision belongs to. The target reuses the object only when it
+  /// holds the sole reference.
+  @usableFromInline @exclusivity(unchecked)
+  var serial: UInt64 = 0
+  /// The interception is running now, on the store's drain.
+  @usableFromInline @exclusivity(unchecked)
+  var isRunning = false
+  /// The decision made while the interception was running.
+  @usableFromInline @exclusivity(unchecked)
+  var decision: Bool?
 
-  init(target: any ProceedTarget, serial: UInt64) {
+  @usableFromInline
+  init(target: any ProceedTarget, lock: Lock) {
     self.target = target
-    self.serial = serial
+    self.lock = lock
   }
 
   deinit {
-    target?.abandon(self)
+    target.abandon(self)
   }
 
   /// Lets the action go on to the next middleware, and then to the commit.
   public func callAsFunction() {
-    target?.resolve(self, proceed: true)
+    decide(true)
   }
 
   /// Cancels the action: it is not committed, and every middleware's `didCancel` hook sees it.
   public func cancel() {
-    target?.resolve(self, proceed: false)
+    decide(false)
+  }
+
+  private func decide(_ goesOn: Bool) {
+    lock.lock()
+    if isRunning, decision == nil {
+      decision = goesOn
+      lock.unlock()
+      return
+    }
+    lock.unlock()
+    target.resolve(self, proceed: goesOn)
   }
 }
 
 /// What a ``Proceed`` reports its decision to: a store's core.
+@usableFromInline
 protocol ProceedTarget: AnyObject, Sendable {
   func resolve(_ proceed: Proceed, proceed: Bool)
   func abandon(_ proceed: Proceed)
