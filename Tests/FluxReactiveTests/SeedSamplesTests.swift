@@ -170,6 +170,28 @@ struct SeedSamplesTests {
     #expect(printed == ["Value is 100", "Value is 200"])
   }
 
+  @Test("observe(on: .mainThread) forwards every value on the main queue")
+  func observeOnMainThread() async {
+    let mainKey = DispatchSpecificKey<Int>()
+    DispatchQueue.main.setSpecific(key: mainKey, value: 1)
+    let printed = Recorder<String>()
+    let sink = Sink<Int>()
+    let signal = sink.signal
+
+    let disposable =
+      signal
+      .observe(on: .mainThread)
+      .observe { printed.append("Value: \($0), isMainQueue: \(DispatchQueue.getSpecific(key: mainKey) == 1)") }
+
+    DispatchQueue.global().async {
+      sink.send(value: 100)
+      sink.send(value: 200)
+    }
+    #expect(waitUntil { printed.values.count == 2 })
+    #expect(printed.values == ["Value: 100, isMainQueue: true", "Value: 200, isMainQueue: true"])
+    disposable.dispose()
+  }
+
   @Test("disposable and disposable scope")
   func disposables() {
     var received: [Int] = []
