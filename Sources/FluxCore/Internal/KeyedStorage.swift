@@ -40,9 +40,6 @@ package struct KeyedStorage<Element> {
   /// The number of slots that hold an element.
   @usableFromInline
   package internal(set) var count = 0
-  /// Increases on every removal, so a walker of a snapshot can tell that it must look again.
-  @usableFromInline
-  package internal(set) var removals: UInt64 = 0
 
   /// Creates empty storage.
   @inlinable
@@ -92,7 +89,6 @@ package struct KeyedStorage<Element> {
     guard let index = index(of: key) else { return nil }
     let element = slots[index].element.take()
     count &-= 1
-    removals &+= 1
     if index == slots.count &- 1 {
       // The newest slot goes, with the holes right before it: nothing else moves.
       repeat {
@@ -106,7 +102,6 @@ package struct KeyedStorage<Element> {
   package mutating func removeAll() -> ContiguousArray<Slot> {
     let removed = slots
     slots = []
-    if count > 0 { removals &+= 1 }
     count = 0
     return removed
   }
