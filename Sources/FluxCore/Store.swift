@@ -61,7 +61,6 @@ open class Store<State: FluxCore.State>: @unchecked Sendable {
     self.core = core
     self.actions = Actions(core: core)
     self.computed = Computed(state: state)
-    core.setShared([])
     (self.registry, self.registration) = Registries.register(core)
   }
 

@@ -13,9 +13,6 @@ package struct FIFOBuffer<Element> {
   @inlinable
   package init() {}
 
-  /// Whether nothing is waiting.
-  package var isEmpty: Bool { head == storage.count }
-
   /// The number of waiting elements.
   package var count: Int { storage.count - head }
 

@@ -129,12 +129,12 @@ enum Registries {
     return registry
   }
 
-  /// Registers `core` for global dispatch and hands it the shared middleware, atomically with
-  /// respect to changes of that list.
+  /// Registers `core` for global dispatch and builds its middleware pipeline around the shared
+  /// middleware, atomically with respect to changes of that list.
   static func register<State: FluxCore.State>(_ core: StoreCore<State>) -> (StoreRegistry<State>, UInt64) {
     lock.withLock {
       let registry = registryLocked(for: State.self)
-      if !shared.isEmpty { core.setShared(sharedList) }
+      core.setShared(sharedList)
       return (registry, registry.register(core))
     }
   }
