@@ -1,86 +1,52 @@
-/// The engine of a ``Store``: its state, its mutations, its middleware and the queue of
-/// actions waiting for their commit.
+import Dispatch
+
+/// The engine of a ``Store``: the lock around its ``StoreStateMachine``, and the code that
+/// does what each transition returns.
 ///
 /// One drain at a time walks the queue, so commits (and middleware hooks) never overlap and
 /// keep dispatch order on any executor. On ``Executor/immediate`` the dispatching thread drains
 /// at once; on any other executor one drain is scheduled and runs until the queue is empty. An
 /// action dispatched while a drain runs (from a mutation, say) joins the queue and is committed
-/// by that drain after the current commit. The lock is never held while user code runs.
+/// by that drain after the current commit.
+///
+/// The lock is held only around the machine's transitions. Everything that can run user code
+/// (commits, hooks, completions) or release a user object (actions, pipelines, the state)
+/// happens after it is released.
 @usableFromInline
 final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable {
-  /// An action on its way: where it stands in the middleware, and who waits for it.
   @usableFromInline
-  struct Pending {
-    @usableFromInline
-    var action: State.Action
-    /// The next interceptor to run, or `cancelled` when only the cancel hooks remain.
-    @usableFromInline
-    var stage: Int
-    @usableFromInline
-    var completion: (@Sendable (Bool) -> Void)?
-
-    @inlinable
-    init(action: State.Action, stage: Int, completion: (@Sendable (Bool) -> Void)?) {
-      self.action = action
-      self.stage = stage
-      self.completion = completion
-    }
-
-    @usableFromInline
-    static var cancelled: Int { -1 }
-  }
-
-  /// What commits run against. The state is lent to the commit without a retain: the core
-  /// owns it, and never releases it while a drain runs.
+  typealias Machine = StoreStateMachine<State>
   @usableFromInline
-  typealias Target = (state: Unmanaged<State>, mutations: State.Mutations)
-
-  @usableFromInline
-  enum Decision {
-    case proceed, cancel, pending
-  }
+  typealias Pending = Machine.Pending
 
   @usableFromInline
   let executor: Executor
-  @usableFromInline
-  let isImmediate: Bool
   private let ownMiddlewares: [AnyMiddleware<State>]
 
   @usableFromInline
   let lock = Lock()
-  // Everything below is guarded by `lock`; `@exclusivity(unchecked)` because the lock already
-  // serializes every access.
+  /// Guarded by `lock`; `@exclusivity(unchecked)` because the lock already serializes every
+  /// access, and the dynamic check would cost a runtime call per dispatch.
   @usableFromInline @exclusivity(unchecked)
-  var queue = FIFOBuffer<Pending>()
-  /// A drain is running or scheduled on the executor.
-  @usableFromInline @exclusivity(unchecked)
-  var isDraining = false
-  /// The store is gone: nothing more is committed.
-  @usableFromInline @exclusivity(unchecked)
-  var isCancelled = false
-  /// The state, retained once, and the mutations. Released when the store is gone and no
-  /// drain runs (else by that drain as it ends), so that neither an ``Actions`` kept by someone
-  /// nor a registry snapshot keeps them alive.
-  @usableFromInline @exclusivity(unchecked)
-  var ownedState: Unmanaged<State>?
-  @usableFromInline @exclusivity(unchecked)
-  var mutations: State.Mutations?
-  @usableFromInline @exclusivity(unchecked)
-  var pipeline: MiddlewarePipeline<State>?
-  @usableFromInline @exclusivity(unchecked)
-  var nextSerial: UInt64 = 1
-  /// Actions whose interceptor has not decided yet, by serial.
-  private var delayed: [UInt64: Pending] = [:]
-  /// A decided ``Proceed`` nobody else holds, for the next interception.
-  @usableFromInline @exclusivity(unchecked)
-  var spareProceed: Proceed?
+  var machine: Machine
 
   init(state: State, mutations: State.Mutations, executor: Executor, middlewares: [AnyMiddleware<State>]) {
-    self.ownedState = Unmanaged.passRetained(state)
-    self.mutations = mutations
+    self.machine = Machine(
+      target: (Unmanaged.passRetained(state), mutations), isImmediate: executor.isImmediate)
     self.executor = executor
-    self.isImmediate = executor.isImmediate
     self.ownMiddlewares = middlewares
+  }
+
+  deinit {
+    // The store's `cancel()` releases the state; this covers a core whose store never ran it.
+    machine.target?.state.release()
+  }
+
+  /// A ticket for an interception of this store. Called with `lock` held, rarely: tickets are
+  /// reused.
+  @usableFromInline
+  func makeTicket() -> ProceedTicket {
+    ProceedTicket(target: self)
   }
 
   // MARK: Dispatch and drain
@@ -89,34 +55,32 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   /// whether it was committed (`false`: cancelled by middleware, or the store is gone).
   @inlinable
   func dispatch(_ action: State.Action, completion: (@Sendable (Bool) -> Void)? = nil) {
-    lock.lock()
-    submitLocked(Pending(action: action, stage: 0, completion: completion))
+    submit(Pending(action: action, completion: completion))
   }
 
-  /// Queues `pending` or drains it at once. Called with `lock` held; returns with it released.
   @inlinable
-  func submitLocked(_ pending: Pending) {
-    if isCancelled {
-      lock.unlock()
-      pending.completion?(false)
+  func submit(_ pending: Pending) {
+    var handout: Machine.Handout?
+    lock.lock()
+    let submission = machine.dispatch(pending, into: &handout, makeTicket: makeTicket)
+    lock.unlock()
+    perform(submission, &handout)
+  }
+
+  /// Does what a submission asks. Called without the lock.
+  @inlinable
+  func perform(_ submission: Machine.Submission, _ handout: inout Machine.Handout?) {
+    switch submission {
+    case .queued:
       return
-    }
-    if isDraining {
-      queue.append(pending)
-      lock.unlock()
-      return
-    }
-    isDraining = true
-    if isImmediate {
-      let pipeline = self.pipeline
-      let target = (ownedState.unsafelyUnwrapped, mutations.unsafelyUnwrapped)
-      lock.unlock()
-      process(pending, pipeline, target)
+    case .drainNow:
+      process(&handout!)
+      handout = nil
       drain()
-    } else {
-      queue.append(pending)
-      lock.unlock()
+    case .scheduleDrain:
       scheduleDrain()
+    case .rejected(let pending):
+      pending.completion?(false)
     }
   }
 
@@ -127,177 +91,127 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     executor.execute { [weak self] in self?.drain() }
   }
 
-  /// Processes queued actions one by one until the queue is empty or the store is gone.
+  /// Processes queued actions one by one until the queue is empty.
   @inlinable
   func drain() {
+    var handout: Machine.Handout?
     while true {
       lock.lock()
-      // A cancel empties the queue, so a popped action always has its state.
-      guard let pending = queue.popFirst() else {
-        isDraining = false
-        let released = isCancelled ? takeTarget() : nil
-        lock.unlock()
+      let released = machine.next(into: &handout, makeTicket: makeTicket)
+      lock.unlock()
+      guard handout != nil else {
         released?.state.release()
         return
       }
-      let pipeline = self.pipeline
-      let target = (ownedState.unsafelyUnwrapped, mutations.unsafelyUnwrapped)
-      lock.unlock()
-      process(pending, pipeline, target)
+      process(&handout!)
+      handout = nil
     }
   }
 
-  /// Runs `pending` through the middleware and commits it.
+  /// Runs one handed-out action through its middleware and commits it. Takes the ticket out
+  /// of `handout`, so that the interception holds the drain's only reference to it.
   @inlinable
-  func process(_ pending: Pending, _ pipeline: MiddlewarePipeline<State>?, _ target: Target) {
-    guard let pipeline else {
-      target.state._withUnsafeGuaranteedRef { target.mutations.commit(action: pending.action, state: $0) }
-      pending.completion?(true)
-      return
-    }
-    processSlow(pending, pipeline, target)
-  }
-
-  @inlinable
-  func processSlow(_ pending: Pending, _ pipeline: MiddlewarePipeline<State>, _ target: Target) {
-    target.state._withUnsafeGuaranteedRef { state in
-      runMiddleware(pending, pipeline, state, target.mutations)
-    }
-  }
-
-  @inlinable
-  func runMiddleware(
-    _ pending: Pending,
-    _ pipeline: MiddlewarePipeline<State>,
-    _ state: State,
-    _ mutations: State.Mutations
-  ) {
-    var pending = pending
-    while pending.stage >= 0, pending.stage < pipeline.interceptors.count {
-      switch intercept(pending, pipeline, state) {
-      case .proceed: pending.stage += 1
-      case .cancel: pending.stage = Pending.cancelled
-      case .pending: return
+  func process(_ handout: inout Machine.Handout) {
+    guard let pipeline = handout.pending.pipeline else {
+      // No middleware: the state is owned by the machine, which keeps it while a drain runs.
+      handout.target.state._withUnsafeGuaranteedRef {
+        handout.target.mutations.commit(action: handout.pending.action, state: $0)
       }
-    }
-    if pending.stage == Pending.cancelled {
-      pipeline.didCancel(pending.action, state)
-      pending.completion?(false)
+      handout.pending.completion?(true)
       return
     }
-    pipeline.willCommit(pending.action, state)
-    mutations.commit(action: pending.action, state: state)
-    pipeline.didCommit(pending.action, state)
-    pending.completion?(true)
+    processThroughMiddleware(handout.pending, handout.target, handout.ticket.take(), pipeline)
   }
 
-  // MARK: Interception
-
-  /// Runs one interception; the decision made during the call, if any, reuses the ``Proceed``.
   @inlinable
-  func intercept(_ pending: Pending, _ pipeline: MiddlewarePipeline<State>, _ state: State) -> Decision {
-    lock.lock()
-    let serial = nextSerial
-    nextSerial &+= 1
-    var proceed = spareProceed.take() ?? makeProceed()
-    proceed.serial = serial
-    proceed.isRunning = true
-    proceed.decision = nil
-    lock.unlock()
-
-    pipeline.intercept(at: pending.stage, pending.action, state, proceed)
-
-    lock.lock()
-    let decided = proceed.decision
-    proceed.isRunning = false
-    if let decided {
-      if isKnownUniquelyReferenced(&proceed) { spareProceed = proceed }
-      lock.unlock()
-      return decided ? .proceed : .cancel
+  func processThroughMiddleware(
+    _ pending: Pending, _ target: Machine.Target, _ ticket: consuming ProceedTicket?,
+    _ pipeline: MiddlewarePipeline<State>
+  ) {
+    var next = ticket.take()
+    target.state._withUnsafeGuaranteedRef { state in
+      var pending = pending
+      while var ticket = next.take() {
+        pipeline.intercept(
+          at: pending.stage, pending.action, state, Proceed(ticket: ticket, serial: ticket.serial))
+        lock.lock()
+        let after = machine.endInterception(&ticket, pending)
+        lock.unlock()
+        // The drain's reference goes only after the lock: the ticket's deinit may come back in.
+        withExtendedLifetime(ticket) {}
+        switch after {
+        case .intercept(let resumed, let nextTicket):
+          pending = resumed
+          next = nextTicket
+        case .finish(let finished):
+          pending = finished
+        case .held:
+          return
+        case .dropped(let dropped):
+          dropped.completion?(false)
+          return
+        }
+      }
+      if pending.stage == Pending.cancelled {
+        pipeline.didCancel(pending.action, state)
+        pending.completion?(false)
+        return
+      }
+      pipeline.willCommit(pending.action, state)
+      target.mutations.commit(action: pending.action, state: state)
+      pipeline.didCommit(pending.action, state)
+      pending.completion?(true)
     }
-    lock.unlock()
-    return park(pending, serial: serial, &proceed)
   }
 
-  @usableFromInline
-  func makeProceed() -> Proceed {
-    Proceed(target: self, lock: lock)
-  }
-
-  /// Keeps an action whose interceptor did not decide during its call, until it decides. If
-  /// nobody kept the ``Proceed``, nobody can decide: the action is cancelled.
-  @usableFromInline
-  func park(_ pending: Pending, serial: UInt64, _ proceed: inout Proceed) -> Decision {
-    var waiting = pending
-    waiting.stage += 1
-    lock.withLock { delayed[serial] = waiting }
-    if isKnownUniquelyReferenced(&proceed), lock.withLock({ delayed.removeValue(forKey: serial) }) != nil {
-      return .cancel
-    }
-    return .pending
-  }
+  // MARK: Decisions
 
   @usableFromInline
-  /// A decision made after the interception returned (one made during it stays in the
-  /// ``Proceed``).
-  func resolve(_ proceed: Proceed, proceed goesOn: Bool) {
+  func decide(_ ticket: ProceedTicket, serial: UInt64, goesOn: Bool) {
+    var handout: Machine.Handout?
     lock.lock()
-    if isCancelled {
-      lock.unlock()
+    let decision = machine.decide(ticket, serial: serial, goesOn: goesOn, into: &handout, makeTicket: makeTicket)
+    lock.unlock()
+    switch decision {
+    case .recorded, .ignored:
       return
-    }
-    guard var pending = delayed.removeValue(forKey: proceed.serial) else {
-      lock.unlock()
+    case .resume(let submission):
+      perform(submission, &handout)
+    case .secondDecision:
       preconditionFailure(
         "Flux: a middleware decided the same action twice (proceed() or cancel() called again). "
           + "Decide each action exactly once.")
     }
-    if !goesOn { pending.stage = Pending.cancelled }
-    submitLocked(pending)
   }
 
   @usableFromInline
-  func abandon(_ proceed: Proceed) {
+  func abandon(serial: UInt64) {
     lock.lock()
-    guard !isCancelled, var pending = delayed.removeValue(forKey: proceed.serial) else {
-      lock.unlock()
-      return
-    }
-    pending.stage = Pending.cancelled
-    submitLocked(pending)
+    let abandonment = machine.abandon(serial: serial)
+    lock.unlock()
+    guard case .submitLater(let pending) = abandonment else { return }
+    // Whoever released the last copy may hold locks of their own that the cancel hooks take:
+    // the cancellation starts from a worker thread instead, on the store's executor.
+    DispatchQueue.global().async { self.submit(pending) }
   }
 
   // MARK: Lifecycle
 
-  /// Rebuilds the middleware pipeline around a new list of shared middleware.
-  func setShared(_ shared: [any SharedMiddleware]) {
+  /// Rebuilds the middleware pipeline around a new list of shared middleware. Returns the old
+  /// pipeline, for the caller to release once it holds no lock.
+  func setShared(_ shared: [any SharedMiddleware]) -> MiddlewarePipeline<State>? {
     let pipeline = MiddlewarePipeline.make(own: ownMiddlewares, shared: shared)
-    lock.withLock { self.pipeline = pipeline }
+    return lock.withLock { machine.replacePipeline(with: pipeline) }
   }
 
-  /// Drops every queued and delayed action and refuses later ones: the store has been freed.
+  /// Drops every queued and held action and refuses later ones: the store has been freed.
   /// Whoever waits for a dropped action learns that it was not committed.
   func cancel() {
     lock.lock()
-    isCancelled = true
-    let released = isDraining ? nil : takeTarget()
-    let dropped = queue.removeAll() + delayed.values
-    delayed = [:]
-    let spare = spareProceed.take()
+    let leftovers = machine.storeFreed()
     lock.unlock()
-    for pending in dropped { pending.completion?(false) }
-    released?.state.release()
-    _ = spare  // released here, after the lock
-  }
-
-  /// Takes the state and mutations out, for release after the lock. Called with `lock` held.
-  @usableFromInline
-  func takeTarget() -> Target? {
-    guard let state = ownedState.take(), let mutations = mutations.take() else { return nil }
-    return (state, mutations)
-  }
-
-  deinit {
-    ownedState?.release()
+    for pending in leftovers.dropped { pending.completion?(false) }
+    leftovers.released?.state.release()
+    withExtendedLifetime(leftovers) {}
   }
 }

@@ -40,7 +40,7 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
       stores.compactIfNeeded()
       return removed
     }
-    _ = removed
+    withExtendedLifetime(removed) {}  // released after the lock
   }
 
   /// The cores registered now.
@@ -65,12 +65,13 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
   /// done, whether every one of them committed it.
   func dispatch(_ action: State.Action, completion: @escaping @Sendable (Bool) -> Void) {
     let cores = snapshot.compactMap { $0.element?.core }
+    guard !cores.isEmpty else { return completion(false) }  // nothing was committed
     let group = CompletionGroup(count: cores.count, completion: completion)
     for core in cores { core.dispatch(action) { group.complete($0) } }
   }
 
-  func setShared(_ shared: [any SharedMiddleware]) {
-    for slot in snapshot { slot.element?.core.setShared(shared) }
+  func setShared(_ shared: [any SharedMiddleware]) -> [AnyObject] {
+    snapshot.compactMap { $0.element?.core.setShared(shared) }
   }
 }
 
@@ -86,7 +87,6 @@ private final class CompletionGroup: @unchecked Sendable {
   init(count: Int, completion: @escaping @Sendable (Bool) -> Void) {
     remaining = count
     self.completion = completion
-    if count == 0 { completion(true) }
   }
 
   func complete(_ succeeded: Bool) {
@@ -101,13 +101,17 @@ private final class CompletionGroup: @unchecked Sendable {
 
 /// What learns about changes of the shared middleware list: a registry of one state type.
 protocol SharedMiddlewareReceiver: AnyObject, Sendable {
-  func setShared(_ shared: [any SharedMiddleware])
+  /// Gives every store the new list; returns the pipelines it replaced, for the caller to
+  /// release once it holds no lock (their middleware may run user code in its deinit).
+  func setShared(_ shared: [any SharedMiddleware]) -> [AnyObject]
 }
 
 /// One ``StoreRegistry`` per state type, found in O(1) by the type's identity, and the shared
 /// middleware list that every store gets.
 ///
-/// Lock order: `Registries.lock`, then a registry's lock, then a store core's lock.
+/// Lock order: `Registries.lock`, then a registry's lock, then a store core's lock. No user
+/// code runs under any of them: middleware and pipelines replaced under them are released
+/// after.
 enum Registries {
   private static let lock = Lock()
   // Guarded by `lock`.
@@ -132,11 +136,13 @@ enum Registries {
   /// Registers `core` for global dispatch and builds its middleware pipeline around the shared
   /// middleware, atomically with respect to changes of that list.
   static func register<State: FluxCore.State>(_ core: StoreCore<State>) -> (StoreRegistry<State>, UInt64) {
-    lock.withLock {
+    let (registry, key, replaced) = lock.withLock {
       let registry = registryLocked(for: State.self)
-      core.setShared(sharedList)
-      return (registry, registry.register(core))
+      let replaced = core.setShared(sharedList)
+      return (registry, registry.register(core), replaced)
     }
+    withExtendedLifetime(replaced) {}
+    return (registry, key)
   }
 
   private static var sharedList: [any SharedMiddleware] {
@@ -144,20 +150,28 @@ enum Registries {
   }
 
   static func addShared(_ middleware: any SharedMiddleware) -> UInt64 {
-    lock.withLock {
+    let (key, replaced) = lock.withLock {
       let key = shared.insert(middleware)
-      let list = sharedList
-      for registry in registries.values { registry.setShared(list) }
-      return key
+      return (key, broadcastLocked())
     }
+    withExtendedLifetime(replaced) {}
+    return key
   }
 
   static func removeShared(_ key: UInt64) {
-    lock.withLock {
-      guard shared.remove(key) != nil else { return }
+    let (removed, replaced): ((any SharedMiddleware)?, [AnyObject]) = lock.withLock {
+      guard let removed = shared.remove(key) else { return (nil, []) }
       shared.compactIfNeeded()
-      let list = sharedList
-      for registry in registries.values { registry.setShared(list) }
+      return (removed, broadcastLocked())
     }
+    // The middleware and the pipelines that held it go here, after every lock.
+    withExtendedLifetime((removed, replaced)) {}
+  }
+
+  /// Gives every store the current list; returns the replaced pipelines. Called with `lock`
+  /// held.
+  private static func broadcastLocked() -> [AnyObject] {
+    let list = sharedList
+    return registries.values.flatMap { $0.setShared(list) }
   }
 }

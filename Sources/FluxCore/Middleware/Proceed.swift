@@ -7,63 +7,85 @@
 /// }
 /// ```
 ///
-/// Decide exactly once, now or later, from any thread. Deciding a second time is a
-/// programming error and stops the program with a message naming the mistake. Releasing the
-/// last reference without deciding cancels the action. Deciding after the store was freed does
-/// nothing.
-public final class Proceed: @unchecked Sendable {
-  // Immutable. Held strongly: a store's core owns no state once its store is freed, and it
-  // drops the one proceed it keeps for reuse then, so this keeps nothing else alive.
-  private let target: any ProceedTarget
-  /// The lock of the target, which guards the three properties below.
+/// Decide exactly once, now or later, from any thread: a decision made at any moment after
+/// the interception began is honoured. A ``Proceed`` is a value: copies of it stand for the
+/// same decision. Deciding a second time (through any copy) is a programming error and stops
+/// the program with a message naming the mistake, even after the store is gone. Releasing
+/// the last copy without deciding cancels the action; its `didCancel` hooks then run later on
+/// the store's drain, never inside the code that released it. Deciding after the store was
+/// freed does nothing.
+public struct Proceed: Sendable {
   @usableFromInline
-  let lock: Lock
-  /// Which interception this decision belongs to. The target reuses the object only when it
-  /// holds the sole reference.
-  @usableFromInline @exclusivity(unchecked)
-  var serial: UInt64 = 0
-  /// The interception is running now, on the store's drain.
-  @usableFromInline @exclusivity(unchecked)
-  var isRunning = false
-  /// The decision made while the interception was running.
-  @usableFromInline @exclusivity(unchecked)
-  var decision: Bool?
-
+  let ticket: ProceedTicket
+  /// The interception this decision belongs to.
   @usableFromInline
-  init(target: any ProceedTarget, lock: Lock) {
-    self.target = target
-    self.lock = lock
-  }
+  let serial: UInt64
 
-  deinit {
-    target.abandon(self)
+  @inlinable
+  init(ticket: ProceedTicket, serial: UInt64) {
+    self.ticket = ticket
+    self.serial = serial
   }
 
   /// Lets the action go on to the next middleware, and then to the commit.
   public func callAsFunction() {
-    decide(true)
+    ticket.target.decide(ticket, serial: serial, goesOn: true)
   }
 
   /// Cancels the action: it is not committed, and every middleware's `didCancel` hook sees it.
   public func cancel() {
-    decide(false)
+    ticket.target.decide(ticket, serial: serial, goesOn: false)
+  }
+}
+
+/// The shared part of every copy of a ``Proceed``: where its decision goes, and how far the
+/// interception it belongs to has got.
+///
+/// Only ``Proceed`` values refer to a ticket outside its store, so when its store finds it
+/// uniquely referenced, nobody else can decide through it and the store reuses it for a later
+/// interception (``StoreStateMachine/endInterception(_:_:)``).
+@usableFromInline
+final class ProceedTicket: @unchecked Sendable {
+  @usableFromInline
+  enum Phase {
+    /// Ready for reuse.
+    case idle
+    /// The interception runs; no decision yet.
+    case running
+    /// Decided while the interception ran; the drain has not picked it up yet.
+    case decided(Bool)
+    /// The interception returned undecided: the action waits for this decision.
+    case held
+    /// Decided and done with.
+    case done
   }
 
-  private func decide(_ goesOn: Bool) {
-    lock.lock()
-    if isRunning, decision == nil {
-      decision = goesOn
-      lock.unlock()
-      return
-    }
-    lock.unlock()
-    target.resolve(self, proceed: goesOn)
+  /// The store core that decisions go to. Immutable.
+  @usableFromInline
+  let target: any ProceedTarget
+  // `serial` and `phase` are guarded by the lock of `target`: they are part of its state
+  // machine.
+  @usableFromInline @exclusivity(unchecked)
+  var serial: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked)
+  var phase = Phase.idle
+
+  @usableFromInline
+  init(target: any ProceedTarget) {
+    self.target = target
+  }
+
+  deinit {
+    // Nobody else refers to this ticket now, so its fields can be read without the lock.
+    if case .held = phase { target.abandon(serial: serial) }
   }
 }
 
 /// What a ``Proceed`` reports its decision to: a store's core.
 @usableFromInline
 protocol ProceedTarget: AnyObject, Sendable {
-  func resolve(_ proceed: Proceed, proceed: Bool)
-  func abandon(_ proceed: Proceed)
+  /// A decision made through a copy of a ``Proceed`` for `serial`.
+  func decide(_ ticket: ProceedTicket, serial: UInt64, goesOn: Bool)
+  /// The last copy of an undecided, held ``Proceed`` for `serial` is gone.
+  func abandon(serial: UInt64)
 }

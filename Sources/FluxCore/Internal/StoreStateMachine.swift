@@ -1,0 +1,342 @@
+/// The life of every action of one store, as a value: events in, what to do out.
+///
+/// An action is queued, handed to the drain, intercepted stage by stage, possibly held by a
+/// middleware, and then has exactly one end: committed, cancelled (every `didCancel` hook sees
+/// it) or dropped with its store (its waiter learns `false`, no hook runs). This type decides
+/// every transition; ``StoreCore`` owns the lock around it and does what each transition
+/// returns, after releasing the lock. No method here runs user code, releases a user object,
+/// or blocks, so everything here can be unit-tested without threads.
+///
+/// The store has a phase; each interception has a ``ProceedTicket/Phase`` kept in its ticket,
+/// whose fields are guarded by the same lock and so belong to this machine.
+///
+/// | store phase ↓ / event →  | `dispatch`                            | `next` (drain asks)                  | `storeFreed`                       |
+/// |--------------------------|---------------------------------------|--------------------------------------|------------------------------------|
+/// | `idle`                   | → `draining`; drain now or schedule   | (no drain runs)                      | → `freed`; drop all, release state |
+/// | `draining`               | queue it                              | hand out the front, or → `idle`      | → `freedWhileDraining`; drop all   |
+/// | `freedWhileDraining`     | reject (`false`)                      | → `freed`; release state             | (once only)                        |
+/// | `freed`                  | reject (`false`)                      | (no drain runs)                      | (once only)                        |
+///
+/// | ticket phase ↓ / event → | `decide` (proceed or cancel)          | `endInterception` (drain)            | `abandon` (last copy released)     |
+/// |--------------------------|---------------------------------------|--------------------------------------|------------------------------------|
+/// | `running`                | → `decided`                           | → `held`; the action waits by serial | (cannot happen: the drain holds it) |
+/// | `decided`                | second decision: stop                 | → `done`; go on, cancel, or drop     | (nothing waits)                    |
+/// | `held`                   | → `done`; resubmit, or ignore if freed | —                                    | resubmit cancelled, or ignore      |
+/// | `done`, `idle`           | second decision: stop                 | —                                    | (nothing waits)                    |
+///
+/// A decision names its action by serial: a ``Proceed`` carries the serial it was made for, and
+/// a ticket is reused for a later serial only once it is decided and no ``Proceed`` copy of it
+/// is left, so a stale decision is always a second decision, never another action's first.
+/// A held action keeps the ``MiddlewarePipeline`` it started with, and resumes in it.
+@usableFromInline
+struct StoreStateMachine<State: FluxCore.State> {
+  /// What commits run against. The state is lent to each commit without a retain: the machine
+  /// owns one retain of it, released only once the store is freed and no drain runs.
+  @usableFromInline
+  typealias Target = (state: Unmanaged<State>, mutations: State.Mutations)
+
+  /// An action on its way, and who waits for it.
+  @usableFromInline
+  struct Pending: Sendable {
+    @usableFromInline
+    var action: State.Action
+    /// The next interceptor to run, or ``cancelled`` when only the cancel hooks remain.
+    @usableFromInline
+    var stage: Int
+    @usableFromInline
+    var completion: (@Sendable (Bool) -> Void)?
+    /// The middleware the action started with; set when it is first handed to the drain.
+    @usableFromInline
+    var pipeline: MiddlewarePipeline<State>?
+
+    @inlinable
+    init(action: State.Action, completion: (@Sendable (Bool) -> Void)?) {
+      self.action = action
+      self.stage = 0
+      self.completion = completion
+      self.pipeline = nil
+    }
+
+    @usableFromInline
+    static var cancelled: Int { -1 }
+  }
+
+  @usableFromInline
+  enum Phase: Equatable {
+    /// No drain runs or is scheduled.
+    case idle
+    /// A drain runs, or is scheduled on the executor; it takes every queued action.
+    case draining
+    /// The store is gone, and a drain still runs: it releases the state as it ends.
+    case freedWhileDraining
+    /// The store is gone and nothing runs.
+    case freed
+  }
+
+  /// What the dispatching thread does with an action it submitted.
+  @usableFromInline
+  enum Submission {
+    /// The store is gone: tell the waiter `false`.
+    case rejected(Pending)
+    /// Queued for the running (or scheduled) drain.
+    case queued
+    /// Queued; ask the executor for a drain.
+    case scheduleDrain
+    /// The caller is the drain now (``Executor/immediate``): process the handout, then drain.
+    case drainNow
+  }
+
+  /// An action handed to the drain, with what it needs.
+  @usableFromInline
+  struct Handout {
+    @usableFromInline
+    var pending: Pending
+    @usableFromInline
+    let target: Target
+    /// The ticket for the interception at `pending.stage`, when one is due.
+    @usableFromInline
+    var ticket: ProceedTicket?
+
+    @inlinable
+    init(pending: Pending, target: Target, ticket: ProceedTicket?) {
+      self.pending = pending
+      self.target = target
+      self.ticket = ticket
+    }
+  }
+
+  /// What the drain does once an interception has returned.
+  @usableFromInline
+  enum AfterInterception {
+    /// Go on with the next interceptor, with this ticket.
+    case intercept(Pending, ProceedTicket)
+    /// Every interceptor proceeded: commit (or, for `stage == cancelled`, run `didCancel`).
+    case finish(Pending)
+    /// Nobody decided yet: the action waits; the drain goes on with the queue.
+    case held
+    /// The store was freed meanwhile: tell the waiter `false`.
+    case dropped(Pending)
+  }
+
+  /// What a decision made through a ``Proceed`` leads to.
+  @usableFromInline
+  enum Decision {
+    /// Made during the interception: the drain picks it up.
+    case recorded
+    /// A held action goes on (or to its cancel hooks): submit it.
+    case resume(Submission)
+    /// The store is gone: nothing to do.
+    case ignored
+    /// This action was decided already: a programming error.
+    case secondDecision
+  }
+
+  /// What releasing the last copy of an undecided held ``Proceed`` leads to.
+  @usableFromInline
+  enum Abandonment {
+    /// Nothing (the store is gone), or the cancellation joined the running drain's queue.
+    case done
+    /// No drain runs: submit the cancellation from elsewhere, never in the releasing stack.
+    case submitLater(Pending)
+  }
+
+  /// What is left to release once the store is freed, after the lock.
+  @usableFromInline
+  struct Leftovers {
+    var dropped: [Pending]
+    var released: Target?
+    var pipeline: MiddlewarePipeline<State>?
+    var spare: ProceedTicket?
+  }
+
+  @usableFromInline
+  let isImmediate: Bool
+  @usableFromInline
+  var phase = Phase.idle
+  @usableFromInline
+  var queue = FIFOBuffer<Pending>()
+  /// Actions whose interceptor has not decided yet, by the serial of that interception.
+  @usableFromInline
+  var held: [UInt64: Pending] = [:]
+  /// The state (retained once) and the mutations; `nil` once released.
+  @usableFromInline
+  var target: Target?
+  /// The middleware that actions starting from now on run through.
+  @usableFromInline
+  var pipeline: MiddlewarePipeline<State>?
+  /// A decided ticket no ``Proceed`` refers to any more, for the next interception.
+  @usableFromInline
+  var spare: ProceedTicket?
+  @usableFromInline
+  var lastSerial: UInt64 = 0
+
+  @inlinable
+  init(target: Target, isImmediate: Bool) {
+    self.target = target
+    self.isImmediate = isImmediate
+  }
+
+  // MARK: Events
+
+  /// An action is dispatched (or a held one resumes). For ``Submission/drainNow``, `handout`
+  /// receives what to process.
+  ///
+  /// Handouts travel through `inout` rather than in a returned value so that the drain holds
+  /// the only reference to a ticket during its interception (see ``endInterception(_:_:)``).
+  @inlinable
+  mutating func dispatch(
+    _ pending: Pending, into handout: inout Handout?, makeTicket: () -> ProceedTicket
+  ) -> Submission {
+    switch phase {
+    case .freed, .freedWhileDraining:
+      return .rejected(pending)
+    case .draining:
+      queue.append(pending)
+      return .queued
+    case .idle:
+      phase = .draining
+      if isImmediate {
+        handout = handOut(pending, makeTicket: makeTicket)
+        return .drainNow
+      }
+      queue.append(pending)
+      return .scheduleDrain
+    }
+  }
+
+  /// The drain asks for its next action: `handout` receives it, or stays `nil` when the queue
+  /// is empty and the drain ends; the drain then releases what this returns (the state, once
+  /// the store is gone).
+  @inlinable
+  mutating func next(into handout: inout Handout?, makeTicket: () -> ProceedTicket) -> Target? {
+    if let pending = queue.popFirst() {
+      handout = handOut(pending, makeTicket: makeTicket)
+      return nil
+    }
+    switch phase {
+    case .freedWhileDraining:
+      phase = .freed
+      return target.take()
+    default:
+      phase = .idle
+      return nil
+    }
+  }
+
+  /// Gives a pending action its pipeline if it starts now, and a ticket if an interception is
+  /// due. Only called while a drain runs, so `target` is there.
+  @inlinable
+  mutating func handOut(_ pending: Pending, makeTicket: () -> ProceedTicket) -> Handout {
+    var pending = pending
+    if pending.stage == 0 { pending.pipeline = pipeline }
+    var ticket: ProceedTicket?
+    if let pipeline = pending.pipeline, pending.stage >= 0, pending.stage < pipeline.interceptors.count {
+      ticket = start(spare.take() ?? makeTicket())
+    }
+    return Handout(pending: pending, target: target.unsafelyUnwrapped, ticket: ticket)
+  }
+
+  /// Opens the next interception on `ticket`.
+  @usableFromInline
+  mutating func start(_ ticket: ProceedTicket) -> ProceedTicket {
+    lastSerial &+= 1
+    ticket.serial = lastSerial
+    ticket.phase = .running
+    return ticket
+  }
+
+  /// The interception of `pending` at `pending.stage` through `ticket` has returned.
+  ///
+  /// `ticket` is the drain's only reference: if no ``Proceed`` copy is left once it is
+  /// decided, it is reused. `isKnownUniquelyReferenced` is sound for that because a ticket is
+  /// reachable only through ``Proceed`` values, which are structs: nobody can hold a weak or
+  /// unowned reference to it, so a count of one strong reference means nobody else at all.
+  @usableFromInline
+  mutating func endInterception(_ ticket: inout ProceedTicket, _ pending: Pending) -> AfterInterception {
+    var pending = pending
+    let reusable = isKnownUniquelyReferenced(&ticket)
+    let goesOn: Bool
+    switch ticket.phase {
+    case .decided(let decision):
+      goesOn = decision
+    case .running where reusable:
+      goesOn = false  // undecided, and nobody kept a copy: nobody can decide any more
+    default:
+      // Undecided, and a copy is out there. Keep the action for its decision; if the store is
+      // gone, nothing waits under this serial, so a later decision is ignored, not refused.
+      ticket.phase = .held
+      if phase == .freed || phase == .freedWhileDraining { return .dropped(pending) }
+      pending.stage += 1
+      held[ticket.serial] = pending
+      return .held
+    }
+    ticket.phase = .done
+    if phase == .freed || phase == .freedWhileDraining { return .dropped(pending) }
+    pending.stage = goesOn ? pending.stage + 1 : Pending.cancelled
+    if goesOn, let pipeline = pending.pipeline, pending.stage < pipeline.interceptors.count {
+      return .intercept(pending, start(reusable ? ticket : ProceedTicket(target: ticket.target)))
+    }
+    if reusable { spare = ticket }
+    return .finish(pending)
+  }
+
+  /// A decision arrives through a copy of a ``Proceed`` made for `serial`.
+  @usableFromInline
+  mutating func decide(
+    _ ticket: ProceedTicket, serial: UInt64, goesOn: Bool, into handout: inout Handout?,
+    makeTicket: () -> ProceedTicket
+  ) -> Decision {
+    guard ticket.serial == serial else { return .secondDecision }
+    switch ticket.phase {
+    case .running:
+      ticket.phase = .decided(goesOn)
+      return .recorded
+    case .held:
+      ticket.phase = .done
+      guard var pending = held.removeValue(forKey: serial) else { return .ignored }
+      if !goesOn { pending.stage = Pending.cancelled }
+      return .resume(dispatch(pending, into: &handout, makeTicket: makeTicket))
+    case .decided, .done, .idle:
+      return .secondDecision
+    }
+  }
+
+  /// The last copy of an undecided, held ``Proceed`` is gone: nobody can decide any more.
+  @usableFromInline
+  mutating func abandon(serial: UInt64) -> Abandonment {
+    guard var pending = held.removeValue(forKey: serial) else { return .done }
+    pending.stage = Pending.cancelled
+    if phase == .draining {
+      queue.append(pending)
+      return .done
+    }
+    return .submitLater(pending)
+  }
+
+  /// The store is freed: drop what waits, refuse what comes, release what nothing runs with.
+  @usableFromInline
+  mutating func storeFreed() -> Leftovers {
+    var leftovers = Leftovers(
+      dropped: queue.removeAll() + held.values, released: nil, pipeline: pipeline.take(), spare: spare.take())
+    held = [:]
+    switch phase {
+    case .idle:
+      phase = .freed
+      leftovers.released = target.take()
+    case .draining:
+      phase = .freedWhileDraining
+    case .freed, .freedWhileDraining:
+      break
+    }
+    return leftovers
+  }
+
+  /// The shared middleware changed: actions that start from now on use `newPipeline`. Returns
+  /// the pipeline to release after the lock.
+  @usableFromInline
+  mutating func replacePipeline(with newPipeline: MiddlewarePipeline<State>?) -> MiddlewarePipeline<State>? {
+    if phase == .freed || phase == .freedWhileDraining { return newPipeline }
+    defer { pipeline = newPipeline }
+    return pipeline
+  }
+}
