@@ -21,7 +21,6 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
 
   @usableFromInline
   let executor: Executor
-  private let ownMiddlewares: [AnyMiddleware<State>]
 
   @usableFromInline
   let lock = Lock()
@@ -32,9 +31,8 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
 
   init(state: State, mutations: State.Mutations, executor: Executor, middlewares: [AnyMiddleware<State>]) {
     self.machine = Machine(
-      target: (Unmanaged.passRetained(state), mutations), isImmediate: executor.isImmediate)
+      target: (Unmanaged.passRetained(state), mutations), middlewares: middlewares, isImmediate: executor.isImmediate)
     self.executor = executor
-    self.ownMiddlewares = middlewares
   }
 
   deinit {
@@ -200,8 +198,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   /// Rebuilds the middleware pipeline around a new list of shared middleware. Returns the old
   /// pipeline, for the caller to release once it holds no lock.
   func setShared(_ shared: [any SharedMiddleware]) -> MiddlewarePipeline<State>? {
-    let pipeline = MiddlewarePipeline.make(own: ownMiddlewares, shared: shared)
-    return lock.withLock { machine.replacePipeline(with: pipeline) }
+    lock.withLock { machine.replaceShared(with: shared) }
   }
 
   /// Drops every queued and held action and refuses later ones: the store has been freed.

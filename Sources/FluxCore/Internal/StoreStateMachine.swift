@@ -146,6 +146,7 @@ struct StoreStateMachine<State: FluxCore.State> {
     var dropped: [Pending]
     var released: Target?
     var pipeline: MiddlewarePipeline<State>?
+    var middlewares: [AnyMiddleware<State>]
     var spare: ProceedTicket?
   }
 
@@ -164,15 +165,17 @@ struct StoreStateMachine<State: FluxCore.State> {
   /// The middleware that actions starting from now on run through.
   @usableFromInline
   var pipeline: MiddlewarePipeline<State>?
+  /// The store's own middleware, which every pipeline wraps in the shared middleware.
+  var middlewares: [AnyMiddleware<State>]
   /// A decided ticket no ``Proceed`` refers to any more, for the next interception.
   @usableFromInline
   var spare: ProceedTicket?
   @usableFromInline
   var lastSerial: UInt64 = 0
 
-  @inlinable
-  init(target: Target, isImmediate: Bool) {
+  init(target: Target, middlewares: [AnyMiddleware<State>], isImmediate: Bool) {
     self.target = target
+    self.middlewares = middlewares
     self.isImmediate = isImmediate
   }
 
@@ -317,8 +320,10 @@ struct StoreStateMachine<State: FluxCore.State> {
   @usableFromInline
   mutating func storeFreed() -> Leftovers {
     var leftovers = Leftovers(
-      dropped: queue.removeAll() + held.values, released: nil, pipeline: pipeline.take(), spare: spare.take())
+      dropped: queue.removeAll() + held.values, released: nil, pipeline: pipeline.take(), middlewares: middlewares,
+      spare: spare.take())
     held = [:]
+    middlewares = []
     switch phase {
     case .idle:
       phase = .freed
@@ -331,12 +336,11 @@ struct StoreStateMachine<State: FluxCore.State> {
     return leftovers
   }
 
-  /// The shared middleware changed: actions that start from now on use `newPipeline`. Returns
-  /// the pipeline to release after the lock.
-  @usableFromInline
-  mutating func replacePipeline(with newPipeline: MiddlewarePipeline<State>?) -> MiddlewarePipeline<State>? {
-    if phase == .freed || phase == .freedWhileDraining { return newPipeline }
-    defer { pipeline = newPipeline }
+  /// The shared middleware changed: actions that start from now on use the store's own
+  /// middleware wrapped in `shared`. Returns the pipeline to release after the lock.
+  mutating func replaceShared(with shared: [any SharedMiddleware]) -> MiddlewarePipeline<State>? {
+    if phase == .freed || phase == .freedWhileDraining { return nil }
+    defer { pipeline = MiddlewarePipeline.make(own: middlewares, shared: shared) }
     return pipeline
   }
 }

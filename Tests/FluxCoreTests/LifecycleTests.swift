@@ -1,0 +1,272 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import FluxCore
+
+/// Rules 14 to 16: one life per action, freeing a store ends everything it started, and no
+/// user code under a Flux lock. Each test reproduces a defect the rules exclude.
+@Suite("Action life cycle")
+struct LifecycleTests {
+  enum Late {}
+  enum LateQueue {}
+  enum Waiters {}
+  enum FreedMidway {}
+  enum KeptActions {}
+  enum KeptProceed {}
+  enum HeldAdd {}
+  enum HeldRemove {}
+  enum DropUnderLock {}
+  enum RemoveShared {}
+  enum RemoveSharedOther {}
+  enum NoStore {}
+
+  /// Hands each Proceed to a thread that spins on a mailbox and decides at once, from that
+  /// thread: the decision lands right as `intercept` returns.
+  final class DecideElsewhere<Tag>: Middleware, @unchecked Sendable {
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var mailbox: [(Int, Proceed)] = []
+    // Guarded by `lock`.
+    private var stopped = false
+
+    func intercept(action: Int, state: LogState<Tag>, proceed: Proceed) {
+      lock.withLock { mailbox.append((action, proceed)) }
+    }
+
+    func stop() { lock.withLock { stopped = true } }
+
+    func runDecider() {
+      while true {
+        let (letters, done) = lock.withLock {
+          defer { mailbox.removeAll(keepingCapacity: true) }
+          return (mailbox, stopped)
+        }
+        for (action, proceed) in letters { action % 3 == 0 ? proceed.cancel() : proceed() }
+        if done { return }
+      }
+    }
+  }
+
+  @Test(
+    "inv14: a decision from another thread right after intercept returns is honoured, once",
+    arguments: ["immediate", "queue"])
+  func inv14_decisionRightAfterInterceptionIsHonoured(executorName: String) {
+    let count = 20_000
+    let state = LogState<Late>()
+    let recorder = ActionRecorder<LogState<Late>>()
+    let decider = DecideElsewhere<Late>()
+    let executor: Executor = executorName == "immediate" ? .immediate : .queue(DispatchQueue(label: "late"))
+    let store = Store(
+      state: state, mutations: .init(), executor: executor,
+      middlewares: [AnyMiddleware(decider), AnyMiddleware(recorder)])
+    runOnThreads(2) { thread in
+      if thread == 0 { return decider.runDecider() }
+      for action in 0..<count { store.actions.dispatch(action: action) }
+      #expect(waitUntil { recorder.records.count == count })
+      decider.stop()
+    }
+    #expect(recorder.committed.count == count - recorder.cancelled.count)
+    #expect(recorder.cancelled.allSatisfy { $0 % 3 == 0 })
+    #expect(Set(recorder.committed).count == recorder.committed.count)
+    #expect(state.overlapCount == 0)
+  }
+
+  @Test(
+    "inv15: a store freed while a middleware holds an action tells its waiter false",
+    arguments: ["late proceed", "dropped proceed", "held when freed"])
+  func inv15_freedStoreAnswersWaiters(ending: String) {
+    let entered = DispatchSemaphore(value: 0)
+    let resume = DispatchSemaphore(value: 0)
+    let held = Box<Proceed?>(nil)
+    let blocks = ending != "held when freed"
+    let holder = Probe<Waiters>(name: "hold", events: Recorder()) { _, proceed in
+      held.value = proceed
+      entered.signal()
+      if blocks { resume.wait() }  // the store goes while the interception runs
+    }
+    let state = LogState<Waiters>()
+    var store: Store<LogState<Waiters>>? = Store(
+      state: state, mutations: .init(), executor: .queue(DispatchQueue(label: "waiters")),
+      middlewares: [AnyMiddleware(holder)])
+    let actions = store!.actions
+    let answer = Recorder<Bool>()
+    actions.dispatch(action: 1) { answer.append($0) }  // what dispatchAndWait awaits
+    entered.wait()
+    store = nil
+    resume.signal()
+    switch ending {
+    case "late proceed": held.value?()
+    case "dropped proceed": held.value = nil
+    default: break
+    }
+    #expect(waitUntil { !answer.values.isEmpty })
+    #expect(answer.values == [false])
+    #expect(state.committed.values.isEmpty)
+  }
+
+  @Test("inv15: a store freed during an interception frees its core, pipeline and middleware")
+  func inv15_storeFreedDuringInterceptionLeaksNothing() {
+    let flag = DeallocFlag()
+    let entered = DispatchSemaphore(value: 0)
+    let resume = DispatchSemaphore(value: 0)
+    var store: Store<LogState<FreedMidway>>?
+    do {
+      let tracked = Tracked(flag)
+      let middleware = Probe<FreedMidway>(name: "slow", events: Recorder()) { _, proceed in
+        _ = tracked
+        entered.signal()
+        resume.wait()
+        proceed()  // decided during the interception, after the store went
+      }
+      store = Store(
+        state: LogState<FreedMidway>(), mutations: .init(), executor: .queue(DispatchQueue(label: "midway")),
+        middlewares: [AnyMiddleware(middleware)])
+    }
+    store?.actions.dispatch(action: 1)
+    entered.wait()
+    store = nil
+    resume.signal()
+    #expect(waitUntil { flag.isFreed }, "the middleware outlived its store")
+  }
+
+  @Test("inv15: actions kept after their store is freed keep no middleware alive")
+  func inv15_keptActionsKeepNoMiddleware() {
+    let flag = DeallocFlag()
+    var actions: Actions<LogState<KeptActions>>?
+    do {
+      let tracked = Tracked(flag)
+      let middleware = Probe<KeptActions>(name: "m", events: Recorder()) { _, proceed in
+        _ = tracked
+        proceed()
+      }
+      let store = Store(
+        state: LogState<KeptActions>(), mutations: .init(), executor: .immediate,
+        middlewares: [AnyMiddleware(middleware)])
+      store.actions.dispatch(action: 1)
+      actions = store.actions
+    }
+    #expect(flag.isFreed, "kept actions kept the middleware alive")
+    actions?.dispatch(action: 2)
+  }
+
+  @Test("inv15: a middleware that keeps a Proceed is freed with its store, and the waiter learns false")
+  func inv15_middlewareKeepingProceedIsFreed() {
+    weak var weakHolder: Holder<KeptProceed>?
+    var store: Store<LogState<KeptProceed>>?
+    do {
+      let holder = Holder<KeptProceed>()
+      weakHolder = holder
+      store = Store(
+        state: LogState<KeptProceed>(), mutations: .init(), executor: .immediate,
+        middlewares: [AnyMiddleware(holder)])
+    }
+    let actions = store!.actions
+    let answer = Recorder<Bool>()
+    actions.dispatch(action: 1) { answer.append($0) }
+    #expect(weakHolder?.heldCount == 1)
+    store = nil
+    #expect(waitUntil { answer.values == [false] })
+    #expect(weakHolder == nil, "middleware -> Proceed -> store core -> middleware kept them all")
+  }
+
+  @Test("inv14: a held action resumes in the pipeline it started with, when shared middleware is added")
+  func inv14_heldActionKeepsItsPipelineWhenSharedIsAdded() {
+    let holder = Holder<HeldAdd>()
+    let state = LogState<HeldAdd>()
+    let store = Store(state: state, mutations: .init(), executor: .immediate, middlewares: [AnyMiddleware(holder)])
+    store.actions.dispatch(action: 1)
+    let shared = SharedHolder<HeldAdd>()
+    let registration = SharedMiddlewares.add(shared)
+    defer { registration.remove() }
+    holder.take(1)?()
+    #expect(holder.intercepted.values == [1], "the store's own interceptor ran twice")
+    #expect(shared.intercepted.values.isEmpty, "shared middleware added later joined a held action")
+    #expect(state.committed.values == [1])
+  }
+
+  @Test("inv14: a held action resumes in the pipeline it started with, when shared middleware is removed")
+  func inv14_heldActionKeepsItsPipelineWhenSharedIsRemoved() {
+    struct DenyAll: Middleware {
+      func intercept(action: Int, state: LogState<HeldRemove>, proceed: Proceed) { proceed.cancel() }
+    }
+    let shared = SharedHolder<HeldRemove>(hold: { _ in true })
+    let registration = SharedMiddlewares.add(shared)
+    let state = LogState<HeldRemove>()
+    let recorder = ActionRecorder<LogState<HeldRemove>>()
+    let store = Store(
+      state: state, mutations: .init(), executor: .immediate,
+      middlewares: [AnyMiddleware(DenyAll()), AnyMiddleware(recorder)])
+    store.actions.dispatch(action: 1)
+    registration.remove()
+    shared.take(1)?()
+    #expect(state.committed.values.isEmpty, "the store's deny-everything middleware was skipped")
+    #expect(recorder.cancelled == [1])
+  }
+
+  @Test("inv16: releasing undecided proceeds under the middleware's own lock runs no hook in that stack")
+  func inv16_releasingProceedsRunsNoHookInTheReleasingStack() {
+    let holder = Holder<DropUnderLock>()
+    let state = LogState<DropUnderLock>()
+    let store = Store(state: state, mutations: .init(), executor: .immediate, middlewares: [AnyMiddleware(holder)])
+    store.actions.dispatch(action: 1)
+    store.actions.dispatch(action: 2)
+    #expect(holder.heldCount == 2)
+    #expect(returnsInTime { holder.dropAllUnderLock() }, "didCancel ran inside the releasing lock")
+    #expect(waitUntil { Set(holder.cancelled.values) == [1, 2] })
+    #expect(state.committed.values.isEmpty)
+  }
+
+  @Test("inv16: removing shared middleware releases it outside every Flux lock")
+  func inv16_removingSharedMiddlewareReleasesItOutsideLocks() {
+    let state = LogState<RemoveShared>()
+    let store = Store(state: state, mutations: .init(), executor: .immediate)
+    let actions = store.actions
+    let registration = SharedMiddlewares.add(
+      SharedHolder<RemoveShared>(onDeinit: {
+        // Takes the process-wide registry lock, a registry's lock and a store's lock.
+        Store<LogState<RemoveShared>>.actions.dispatch(action: 1)
+        actions.dispatch(action: 2)
+        _ = Store(state: LogState<RemoveSharedOther>(), mutations: .init(), executor: .immediate)
+      }))
+    store.actions.dispatch(action: 0)
+    #expect(returnsInTime { registration.remove() }, "the middleware's deinit ran under a Flux lock")
+    #expect(waitUntil { state.committed.values == [0, 1, 2] })
+    #expect(returnsInTime { _ = Store(state: LogState<NoStore>(), mutations: .init(), executor: .immediate) })
+  }
+
+  @Test("inv15: dispatchAndWait to every store of a type with no live store returns false")
+  func inv15_globalDispatchAndWaitWithNoStoreIsFalse() async {
+    #expect(await Store<LogState<NoStore>>.actions.dispatchAndWait(action: 1) == false)
+  }
+
+  @Test("inv14: a stale copy of a Proceed deciding again stops with a message, never deciding another action")
+  func inv14_staleDecisionStops() async {
+    await #expect(processExitsWith: .failure) {
+      let kept = Box<Proceed?>(nil)
+      let probe = Probe<Late>(name: "keep", events: Recorder()) { action, proceed in
+        if action == 1 { kept.value = proceed }
+        proceed()
+      }
+      let store = Store(
+        state: LogState<Late>(), mutations: .init(), executor: .immediate, middlewares: [AnyMiddleware(probe)])
+      store.actions.dispatch(action: 1)
+      store.actions.dispatch(action: 2)
+      kept.value?()
+    }
+  }
+
+  @Test("inv14: a second decision stops with a message even after the store is gone")
+  func inv14_secondDecisionAfterStoreFreedStops() async {
+    await #expect(processExitsWith: .failure) {
+      let kept = Box<Proceed?>(nil)
+      let probe = Probe<Late>(name: "keep", events: Recorder()) { _, proceed in kept.value = proceed }
+      var store: Store<LogState<Late>>? = Store(
+        state: LogState<Late>(), mutations: .init(), executor: .immediate, middlewares: [AnyMiddleware(probe)])
+      store?.actions.dispatch(action: 1)
+      store = nil
+      kept.value?()
+      kept.value?.cancel()
+    }
+  }
+}

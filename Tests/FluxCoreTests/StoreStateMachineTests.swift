@@ -1,0 +1,263 @@
+import Testing
+
+@testable import FluxCore
+
+/// The action life cycle as a value, without threads: every row of the tables in
+/// `StoreStateMachine`'s documentation.
+@Suite("Store state machine")
+struct StoreStateMachineTests {
+  enum Tag {}
+  typealias Machine = StoreStateMachine<LogState<Tag>>
+
+  /// Where tickets made by these tests send decisions: nowhere, the tests drive the machine.
+  final class NoTarget: ProceedTarget {
+    func decide(_ ticket: ProceedTicket, serial: UInt64, goesOn: Bool) {}
+    func abandon(serial: UInt64) {}
+  }
+
+  struct PassThrough: Middleware {
+    typealias State = LogState<Tag>
+  }
+
+  let state = LogState<Tag>()
+  let target = NoTarget()
+
+  func machine(immediate: Bool = false, middlewares: Int = 0) -> Machine {
+    var machine = Machine(
+      target: (Unmanaged.passUnretained(state), LogMutations<Tag>()),
+      middlewares: Array(repeating: AnyMiddleware(PassThrough()), count: middlewares), isImmediate: immediate)
+    _ = machine.replaceShared(with: [])
+    return machine
+  }
+
+  func makeTicket() -> ProceedTicket { ProceedTicket(target: target) }
+
+  func name(_ decision: Machine.Decision) -> String {
+    switch decision {
+    case .recorded: "recorded"
+    case .resume: "resume"
+    case .ignored: "ignored"
+    case .secondDecision: "secondDecision"
+    }
+  }
+
+  func name(_ abandonment: Machine.Abandonment) -> String {
+    switch abandonment {
+    case .done: "done"
+    case .submitLater: "submitLater"
+    }
+  }
+
+  func pending(_ action: Int) -> Machine.Pending { Machine.Pending(action: action, completion: nil) }
+
+  /// Dispatches `action` to an idle `.queue`-style machine and hands it to the drain.
+  func start(_ machine: inout Machine, _ action: Int) -> Machine.Handout {
+    var handout: Machine.Handout?
+    _ = machine.dispatch(pending(action), into: &handout, makeTicket: makeTicket)
+    _ = machine.next(into: &handout, makeTicket: makeTicket)
+    return handout!
+  }
+
+  @Test("inv14: dispatch drains at once on .immediate, schedules one drain otherwise, queues while draining")
+  func inv14_dispatchByPhase() {
+    var immediate = machine(immediate: true)
+    var handout: Machine.Handout?
+    guard case .drainNow = immediate.dispatch(pending(1), into: &handout, makeTicket: makeTicket) else {
+      Issue.record("expected drainNow")
+      return
+    }
+    #expect(handout?.pending.action == 1)
+    #expect(immediate.phase == .draining)
+
+    var queued = machine()
+    guard case .scheduleDrain = queued.dispatch(pending(1), into: &handout, makeTicket: makeTicket),
+      case .queued = queued.dispatch(pending(2), into: &handout, makeTicket: makeTicket)
+    else {
+      Issue.record("expected one scheduled drain, then queueing")
+      return
+    }
+    #expect(queued.queue.count == 2)
+    #expect(queued.next(into: &handout, makeTicket: makeTicket) == nil && handout?.pending.action == 1)
+    handout = nil
+    #expect(queued.next(into: &handout, makeTicket: makeTicket) == nil && handout?.pending.action == 2)
+    handout = nil
+    _ = queued.next(into: &handout, makeTicket: makeTicket)
+    #expect(handout == nil)
+    #expect(queued.phase == .idle)
+  }
+
+  @Test("inv15: a freed store rejects dispatches; the drain that outlives it releases the state")
+  func inv15_freedPhases() {
+    var idle = machine()
+    let leftovers = idle.storeFreed()
+    #expect(leftovers.released != nil, "nothing runs: the state goes now")
+    #expect(idle.phase == .freed)
+    var handout: Machine.Handout?
+    guard case .rejected = idle.dispatch(pending(1), into: &handout, makeTicket: makeTicket) else {
+      Issue.record("a freed store accepted an action")
+      return
+    }
+
+    var draining = machine()
+    _ = draining.dispatch(pending(1), into: &handout, makeTicket: makeTicket)
+    _ = draining.dispatch(pending(2), into: &handout, makeTicket: makeTicket)
+    let dropped = draining.storeFreed()
+    #expect(dropped.dropped.map(\.action) == [1, 2])
+    #expect(dropped.released == nil, "the scheduled drain still owns the state")
+    #expect(draining.phase == .freedWhileDraining)
+    #expect(draining.next(into: &handout, makeTicket: makeTicket) != nil, "the drain releases the state")
+    #expect(handout == nil)
+    #expect(draining.phase == .freed)
+  }
+
+  @Test("inv14: a decision during the interception is recorded; the ticket is reused when no copy is left")
+  func inv14_decisionDuringInterception() {
+    var machine = machine(middlewares: 1)
+    var handout = start(&machine, 1)
+    var scratch: Machine.Handout?
+    var ticket = handout.ticket.take()!
+    let serial = ticket.serial
+    #expect(name(machine.decide(ticket, serial: serial, goesOn: true, into: &scratch, makeTicket: makeTicket)) == "recorded")
+    guard case .finish(let finished) = machine.endInterception(&ticket, handout.pending) else {
+      Issue.record("expected the action to go on to its commit")
+      return
+    }
+    #expect(finished.stage == 1)
+    #expect(machine.spare === ticket, "a ticket nobody else holds is kept for reuse")
+    let next = start(&machine, 2)
+    #expect(next.ticket === ticket)
+    #expect(next.ticket?.serial != serial)
+  }
+
+  @Test("inv14: a ticket someone still holds is never reused, and its stale copy is a second decision")
+  func inv14_staleCopyIsASecondDecision() {
+    var machine = machine(middlewares: 1)
+    var handout = start(&machine, 1)
+    var scratch: Machine.Handout?
+    var ticket = handout.ticket.take()!
+    let copy = Proceed(ticket: ticket, serial: ticket.serial)
+    _ = machine.decide(ticket, serial: copy.serial, goesOn: true, into: &scratch, makeTicket: makeTicket)
+    _ = machine.endInterception(&ticket, handout.pending)
+    #expect(machine.spare == nil)
+    let next = start(&machine, 2)
+    #expect(next.ticket !== copy.ticket)
+    var none: Machine.Handout?
+    #expect(name(machine.decide(copy.ticket, serial: copy.serial, goesOn: true, into: &none, makeTicket: makeTicket)) == "secondDecision")
+    guard case .running = next.ticket?.phase else {
+      Issue.record("the stale copy decided another action")
+      return
+    }
+  }
+
+  @Test("inv14: an undecided interception whose Proceed was kept holds the action until it is decided")
+  func inv14_heldThenDecided() {
+    var machine = machine(middlewares: 1)
+    var handout = start(&machine, 1)
+    var scratch: Machine.Handout?
+    var ticket = handout.ticket.take()!
+    let kept = Proceed(ticket: ticket, serial: ticket.serial)
+    guard case .held = machine.endInterception(&ticket, handout.pending) else {
+      Issue.record("expected the action to be held")
+      return
+    }
+    #expect(machine.held[kept.serial]?.stage == 1)
+    _ = machine.next(into: &scratch, makeTicket: makeTicket)
+    #expect(machine.phase == .idle, "a held action does not hold up the drain")
+    var resumed: Machine.Handout?
+    guard
+      case .resume(.scheduleDrain) = machine.decide(
+        kept.ticket, serial: kept.serial, goesOn: false, into: &resumed, makeTicket: makeTicket)
+    else {
+      Issue.record("expected the held action to be resubmitted")
+      return
+    }
+    #expect(machine.held.isEmpty)
+    #expect(machine.queue.count == 1)
+    #expect(name(machine.decide(kept.ticket, serial: kept.serial, goesOn: true, into: &resumed, makeTicket: makeTicket)) == "secondDecision")
+  }
+
+  @Test("inv14: an undecided interception whose Proceed nobody kept is cancelled at once")
+  func inv14_undecidedAndUnkeptIsCancelled() {
+    var machine = machine(middlewares: 1)
+    var handout = start(&machine, 1)
+    var ticket = handout.ticket.take()!
+    guard case .finish(let finished) = machine.endInterception(&ticket, handout.pending) else {
+      Issue.record("expected the cancel hooks to run now")
+      return
+    }
+    #expect(finished.stage == Machine.Pending.cancelled)
+    #expect(machine.held.isEmpty)
+  }
+
+  @Test("inv15: a store freed during an interception drops the action; a later decision is ignored")
+  func inv15_freedDuringInterception() {
+    var machine = machine(middlewares: 1)
+    var handout = start(&machine, 1)
+    var ticket = handout.ticket.take()!
+    let kept = Proceed(ticket: ticket, serial: ticket.serial)
+    _ = machine.storeFreed()
+    guard case .dropped = machine.endInterception(&ticket, handout.pending) else {
+      Issue.record("expected the action to be dropped")
+      return
+    }
+    var none: Machine.Handout?
+    #expect(name(machine.decide(kept.ticket, serial: kept.serial, goesOn: true, into: &none, makeTicket: makeTicket)) == "ignored")
+    #expect(machine.held.isEmpty)
+  }
+
+  @Test("inv15: freeing the store drops held actions, the spare ticket, the pipeline and the own middleware")
+  func inv15_freedReleasesEverything() {
+    var machine = machine(middlewares: 1)
+    var handout = start(&machine, 1)
+    var scratch: Machine.Handout?
+    var ticket = handout.ticket.take()!
+    let kept = Proceed(ticket: ticket, serial: ticket.serial)
+    _ = machine.endInterception(&ticket, handout.pending)
+    _ = machine.next(into: &scratch, makeTicket: makeTicket)
+    machine.spare = makeTicket()
+    let leftovers = machine.storeFreed()
+    #expect(leftovers.dropped.map(\.action) == [1])
+    #expect(leftovers.spare != nil && leftovers.pipeline != nil && leftovers.middlewares.count == 1)
+    #expect(machine.spare == nil && machine.pipeline == nil && machine.middlewares.isEmpty && machine.target == nil)
+    #expect(name(machine.abandon(serial: kept.serial)) == "done")
+  }
+
+  @Test("inv16: a Proceed released undecided cancels through the running drain, or later when none runs")
+  func inv16_abandonment() {
+    var machine = machine(middlewares: 1)
+    var handout = start(&machine, 1)
+    var scratch: Machine.Handout?
+    var ticket = handout.ticket.take()!
+    let serial = ticket.serial
+    let kept = Proceed(ticket: ticket, serial: serial)
+    _ = machine.endInterception(&ticket, handout.pending)
+    #expect(name(machine.abandon(serial: serial)) == "done", "the running drain takes the cancellation")
+    #expect(machine.queue.count == 1)
+    _ = kept
+
+    var idle = self.machine(middlewares: 1)
+    var other = start(&idle, 2)
+    var otherTicket = other.ticket.take()!
+    let otherKept = Proceed(ticket: otherTicket, serial: otherTicket.serial)
+    _ = idle.endInterception(&otherTicket, other.pending)
+    _ = idle.next(into: &scratch, makeTicket: makeTicket)
+    guard case .submitLater(let cancelled) = idle.abandon(serial: otherKept.serial) else {
+      Issue.record("no drain runs: the cancellation must start elsewhere")
+      return
+    }
+    #expect(cancelled.stage == Machine.Pending.cancelled)
+  }
+
+  @Test("inv14: a held action keeps the pipeline it started with")
+  func inv14_heldKeepsPipeline() {
+    var machine = machine(middlewares: 1)
+    let started = machine.pipeline
+    var handout = start(&machine, 1)
+    var ticket = handout.ticket.take()!
+    let kept = Proceed(ticket: ticket, serial: ticket.serial)
+    _ = machine.endInterception(&ticket, handout.pending)
+    let replaced = machine.replaceShared(with: [])
+    #expect(replaced === started)
+    #expect(machine.held[kept.serial]?.pipeline === started)
+  }
+}
