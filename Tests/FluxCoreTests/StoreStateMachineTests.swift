@@ -117,7 +117,8 @@ struct StoreStateMachineTests {
     var scratch: Machine.Handout?
     var ticket = handout.ticket.take()!
     let serial = ticket.serial
-    #expect(name(machine.decide(ticket, serial: serial, goesOn: true, into: &scratch, makeTicket: makeTicket)) == "recorded")
+    #expect(
+      name(machine.decide(ticket, serial: serial, goesOn: true, into: &scratch, makeTicket: makeTicket)) == "recorded")
     guard case .finish(let finished) = machine.endInterception(&ticket, handout.pending) else {
       Issue.record("expected the action to go on to its commit")
       return
@@ -142,7 +143,9 @@ struct StoreStateMachineTests {
     let next = start(&machine, 2)
     #expect(next.ticket !== copy.ticket)
     var none: Machine.Handout?
-    #expect(name(machine.decide(copy.ticket, serial: copy.serial, goesOn: true, into: &none, makeTicket: makeTicket)) == "secondDecision")
+    #expect(
+      name(machine.decide(copy.ticket, serial: copy.serial, goesOn: true, into: &none, makeTicket: makeTicket))
+        == "secondDecision")
     guard case .running = next.ticket?.phase else {
       Issue.record("the stale copy decided another action")
       return
@@ -173,7 +176,9 @@ struct StoreStateMachineTests {
     }
     #expect(machine.held.isEmpty)
     #expect(machine.queue.count == 1)
-    #expect(name(machine.decide(kept.ticket, serial: kept.serial, goesOn: true, into: &resumed, makeTicket: makeTicket)) == "secondDecision")
+    #expect(
+      name(machine.decide(kept.ticket, serial: kept.serial, goesOn: true, into: &resumed, makeTicket: makeTicket))
+        == "secondDecision")
   }
 
   @Test("inv14: an undecided interception whose Proceed nobody kept is cancelled at once")
@@ -201,7 +206,9 @@ struct StoreStateMachineTests {
       return
     }
     var none: Machine.Handout?
-    #expect(name(machine.decide(kept.ticket, serial: kept.serial, goesOn: true, into: &none, makeTicket: makeTicket)) == "ignored")
+    #expect(
+      name(machine.decide(kept.ticket, serial: kept.serial, goesOn: true, into: &none, makeTicket: makeTicket))
+        == "ignored")
     #expect(machine.held.isEmpty)
   }
 

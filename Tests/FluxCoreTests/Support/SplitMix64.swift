@@ -1,0 +1,1 @@
+../../FluxReactiveTests/Support/SplitMix64.swift
