@@ -51,7 +51,9 @@ struct StoreModelTests {
     return (0..<stepCount).map { _ in
       switch Int.random(in: 0..<20, using: &random) {
       case 0..<9: .dispatch(Policy.allCases.randomElement(using: &random)!)
-      case 9..<13: .decide(Int.random(in: 0..<4, using: &random), goesOn: random.chance(2, in: 3), elsewhere: random.chance(1, in: 2))
+      case 9..<13:
+        .decide(
+          Int.random(in: 0..<4, using: &random), goesOn: random.chance(2, in: 3), elsewhere: random.chance(1, in: 2))
       case 13..<15: .release(Int.random(in: 0..<4, using: &random))
       case 15..<19: .toggleShared
       default: random.chance(1, in: 3) ? .freeStore : .toggleShared
@@ -77,7 +79,10 @@ struct StoreModelTests {
     mutating func run(_ step: Step, action: Int) {
       switch step {
       case .dispatch(let policy):
-        guard isLive else { return ends[action] = .dropped }
+        guard isLive else {
+          ends[action] = .dropped
+          return
+        }
         intercepted.insert(action)
         if isSharedOn { sawShared.insert(action) }
         switch policy {
