@@ -76,7 +76,8 @@ struct ChurnTests {
         if thread == 0 && round == rounds - 1 { stop.markFreed() }
       }
     }
-    #expect(waitUntil { answered.value == dispatched.value }, "\(dispatched.value - answered.value) waiters never learned")
+    #expect(
+      waitUntil { answered.value == dispatched.value }, "\(dispatched.value - answered.value) waiters never learned")
     #expect(waitUntil { liveMiddleware.value == 0 }, "\(liveMiddleware.value) middleware outlived their stores")
     #expect(waitUntil { liveStates.value == 0 }, "\(liveStates.value) states outlived their stores")
   }
