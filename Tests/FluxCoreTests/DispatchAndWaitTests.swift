@@ -47,7 +47,7 @@ struct DispatchAndWaitTests {
     var store: Store<LogState<Gone>>? = Store(state: LogState<Gone>(), mutations: .init(), executor: manual.executor)
     let actions = store!.actions
     async let waiting = actions.dispatchAndWait(action: 1)
-    #expect(waitUntil { manual.pendingCount == 1 })
+    #expect(await eventually { manual.pendingCount == 1 })
     store = nil
     #expect(await waiting == false)
     #expect(await actions.dispatchAndWait(action: 2) == false)

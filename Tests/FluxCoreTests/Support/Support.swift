@@ -158,3 +158,13 @@ func eventuallyOnMainQueue(attempts: Int = 200, _ body: @escaping @Sendable () -
   }
   return false
 }
+
+/// `waitUntil` for async tests: polls without blocking a thread of the cooperative pool, which
+/// other tests' tasks may need meanwhile; fails after a generous bound.
+func eventually(_ condition: () -> Bool) async -> Bool {
+  for _ in 0..<60_000 {
+    if condition() { return true }
+    try? await Task.sleep(nanoseconds: 1_000_000)
+  }
+  return condition()
+}
