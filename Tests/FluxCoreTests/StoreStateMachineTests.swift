@@ -11,6 +11,7 @@ struct StoreStateMachineTests {
 
   /// Where tickets made by these tests send decisions: nowhere, the tests drive the machine.
   final class NoTarget: ProceedTarget {
+    let lock = Lock()
     func decide(_ ticket: ProceedTicket, serial: UInt64, goesOn: Bool) {}
     func abandon(serial: UInt64) {}
   }
@@ -27,10 +28,11 @@ struct StoreStateMachineTests {
       target: (Unmanaged.passUnretained(state), LogMutations<Tag>()),
       middlewares: Array(repeating: AnyMiddleware(PassThrough()), count: middlewares), isImmediate: immediate)
     _ = machine.replaceShared(with: [])
+    machine.owner = target
     return machine
   }
 
-  func makeTicket() -> ProceedTicket { ProceedTicket(target: target) }
+  func makeTicket() -> ProceedTicket { ProceedTicket(target: target, lock: target.lock) }
 
   func name(_ decision: Machine.Decision) -> String {
     switch decision {
@@ -53,8 +55,8 @@ struct StoreStateMachineTests {
   /// Dispatches `action` to an idle `.queue`-style machine and hands it to the drain.
   func start(_ machine: inout Machine, _ action: Int) -> Machine.Handout {
     var handout: Machine.Handout?
-    _ = machine.dispatch(pending(action), into: &handout, makeTicket: makeTicket)
-    _ = machine.next(into: &handout, makeTicket: makeTicket)
+    _ = machine.dispatch(pending(action), into: &handout)
+    _ = machine.next(into: &handout)
     return handout!
   }
 
@@ -62,7 +64,7 @@ struct StoreStateMachineTests {
   func inv14_dispatchByPhase() {
     var immediate = machine(immediate: true)
     var handout: Machine.Handout?
-    guard case .drainNow = immediate.dispatch(pending(1), into: &handout, makeTicket: makeTicket) else {
+    guard case .drainNow = immediate.dispatch(pending(1), into: &handout) else {
       Issue.record("expected drainNow")
       return
     }
@@ -70,18 +72,18 @@ struct StoreStateMachineTests {
     #expect(immediate.phase == .draining)
 
     var queued = machine()
-    guard case .scheduleDrain = queued.dispatch(pending(1), into: &handout, makeTicket: makeTicket),
-      case .queued = queued.dispatch(pending(2), into: &handout, makeTicket: makeTicket)
+    guard case .scheduleDrain = queued.dispatch(pending(1), into: &handout),
+      case .queued = queued.dispatch(pending(2), into: &handout)
     else {
       Issue.record("expected one scheduled drain, then queueing")
       return
     }
     #expect(queued.queue.count == 2)
-    #expect(queued.next(into: &handout, makeTicket: makeTicket) == nil && handout?.pending.action == 1)
+    #expect(queued.next(into: &handout) == nil && handout?.pending.action == 1)
     handout = nil
-    #expect(queued.next(into: &handout, makeTicket: makeTicket) == nil && handout?.pending.action == 2)
+    #expect(queued.next(into: &handout) == nil && handout?.pending.action == 2)
     handout = nil
-    _ = queued.next(into: &handout, makeTicket: makeTicket)
+    _ = queued.next(into: &handout)
     #expect(handout == nil)
     #expect(queued.phase == .idle)
   }
@@ -93,19 +95,19 @@ struct StoreStateMachineTests {
     #expect(leftovers.released != nil, "nothing runs: the state goes now")
     #expect(idle.phase == .freed)
     var handout: Machine.Handout?
-    guard case .rejected = idle.dispatch(pending(1), into: &handout, makeTicket: makeTicket) else {
+    guard case .rejected = idle.dispatch(pending(1), into: &handout) else {
       Issue.record("a freed store accepted an action")
       return
     }
 
     var draining = machine()
-    _ = draining.dispatch(pending(1), into: &handout, makeTicket: makeTicket)
-    _ = draining.dispatch(pending(2), into: &handout, makeTicket: makeTicket)
+    _ = draining.dispatch(pending(1), into: &handout)
+    _ = draining.dispatch(pending(2), into: &handout)
     let dropped = draining.storeFreed()
     #expect(dropped.dropped.map(\.action) == [1, 2])
     #expect(dropped.released == nil, "the scheduled drain still owns the state")
     #expect(draining.phase == .freedWhileDraining)
-    #expect(draining.next(into: &handout, makeTicket: makeTicket) != nil, "the drain releases the state")
+    #expect(draining.next(into: &handout) != nil, "the drain releases the state")
     #expect(handout == nil)
     #expect(draining.phase == .freed)
   }
@@ -118,12 +120,12 @@ struct StoreStateMachineTests {
     var ticket = handout.ticket.take()!
     let serial = ticket.serial
     #expect(
-      name(machine.decide(ticket, serial: serial, goesOn: true, into: &scratch, makeTicket: makeTicket)) == "recorded")
-    guard case .finish(let finished) = machine.endInterception(&ticket, handout.pending) else {
+      name(machine.decide(ticket, serial: serial, goesOn: true, into: &scratch)) == "recorded")
+    guard case .finish = machine.endInterception(&ticket, &handout.pending) else {
       Issue.record("expected the action to go on to its commit")
       return
     }
-    #expect(finished.stage == 1)
+    #expect(handout.pending.stage == 1)
     #expect(machine.spare === ticket, "a ticket nobody else holds is kept for reuse")
     let next = start(&machine, 2)
     #expect(next.ticket === ticket)
@@ -137,14 +139,14 @@ struct StoreStateMachineTests {
     var scratch: Machine.Handout?
     var ticket = handout.ticket.take()!
     let copy = Proceed(ticket: ticket, serial: ticket.serial)
-    _ = machine.decide(ticket, serial: copy.serial, goesOn: true, into: &scratch, makeTicket: makeTicket)
-    _ = machine.endInterception(&ticket, handout.pending)
+    _ = machine.decide(ticket, serial: copy.serial, goesOn: true, into: &scratch)
+    _ = machine.endInterception(&ticket, &handout.pending)
     #expect(machine.spare == nil)
     let next = start(&machine, 2)
     #expect(next.ticket !== copy.ticket)
     var none: Machine.Handout?
     #expect(
-      name(machine.decide(copy.ticket, serial: copy.serial, goesOn: true, into: &none, makeTicket: makeTicket))
+      name(machine.decide(copy.ticket, serial: copy.serial, goesOn: true, into: &none))
         == "secondDecision")
     guard case .running = next.ticket?.phase else {
       Issue.record("the stale copy decided another action")
@@ -159,17 +161,17 @@ struct StoreStateMachineTests {
     var scratch: Machine.Handout?
     var ticket = handout.ticket.take()!
     let kept = Proceed(ticket: ticket, serial: ticket.serial)
-    guard case .held = machine.endInterception(&ticket, handout.pending) else {
+    guard case .held = machine.endInterception(&ticket, &handout.pending) else {
       Issue.record("expected the action to be held")
       return
     }
     #expect(machine.held[kept.serial]?.stage == 1)
-    _ = machine.next(into: &scratch, makeTicket: makeTicket)
+    _ = machine.next(into: &scratch)
     #expect(machine.phase == .idle, "a held action does not hold up the drain")
     var resumed: Machine.Handout?
     guard
       case .resume(.scheduleDrain) = machine.decide(
-        kept.ticket, serial: kept.serial, goesOn: false, into: &resumed, makeTicket: makeTicket)
+        kept.ticket, serial: kept.serial, goesOn: false, into: &resumed)
     else {
       Issue.record("expected the held action to be resubmitted")
       return
@@ -177,7 +179,7 @@ struct StoreStateMachineTests {
     #expect(machine.held.isEmpty)
     #expect(machine.queue.count == 1)
     #expect(
-      name(machine.decide(kept.ticket, serial: kept.serial, goesOn: true, into: &resumed, makeTicket: makeTicket))
+      name(machine.decide(kept.ticket, serial: kept.serial, goesOn: true, into: &resumed))
         == "secondDecision")
   }
 
@@ -186,11 +188,11 @@ struct StoreStateMachineTests {
     var machine = machine(middlewares: 1)
     var handout = start(&machine, 1)
     var ticket = handout.ticket.take()!
-    guard case .finish(let finished) = machine.endInterception(&ticket, handout.pending) else {
+    guard case .finish = machine.endInterception(&ticket, &handout.pending) else {
       Issue.record("expected the cancel hooks to run now")
       return
     }
-    #expect(finished.stage == Machine.Pending.cancelled)
+    #expect(handout.pending.stage == Machine.Pending.cancelled)
     #expect(machine.held.isEmpty)
   }
 
@@ -201,13 +203,13 @@ struct StoreStateMachineTests {
     var ticket = handout.ticket.take()!
     let kept = Proceed(ticket: ticket, serial: ticket.serial)
     _ = machine.storeFreed()
-    guard case .dropped = machine.endInterception(&ticket, handout.pending) else {
+    guard case .dropped = machine.endInterception(&ticket, &handout.pending) else {
       Issue.record("expected the action to be dropped")
       return
     }
     var none: Machine.Handout?
     #expect(
-      name(machine.decide(kept.ticket, serial: kept.serial, goesOn: true, into: &none, makeTicket: makeTicket))
+      name(machine.decide(kept.ticket, serial: kept.serial, goesOn: true, into: &none))
         == "ignored")
     #expect(machine.held.isEmpty)
   }
@@ -219,8 +221,8 @@ struct StoreStateMachineTests {
     var scratch: Machine.Handout?
     var ticket = handout.ticket.take()!
     let kept = Proceed(ticket: ticket, serial: ticket.serial)
-    _ = machine.endInterception(&ticket, handout.pending)
-    _ = machine.next(into: &scratch, makeTicket: makeTicket)
+    _ = machine.endInterception(&ticket, &handout.pending)
+    _ = machine.next(into: &scratch)
     machine.spare = makeTicket()
     let leftovers = machine.storeFreed()
     #expect(leftovers.dropped.map(\.action) == [1])
@@ -237,7 +239,7 @@ struct StoreStateMachineTests {
     var ticket = handout.ticket.take()!
     let serial = ticket.serial
     let kept = Proceed(ticket: ticket, serial: serial)
-    _ = machine.endInterception(&ticket, handout.pending)
+    _ = machine.endInterception(&ticket, &handout.pending)
     #expect(name(machine.abandon(serial: serial)) == "done", "the running drain takes the cancellation")
     #expect(machine.queue.count == 1)
     _ = kept
@@ -246,8 +248,8 @@ struct StoreStateMachineTests {
     var other = start(&idle, 2)
     var otherTicket = other.ticket.take()!
     let otherKept = Proceed(ticket: otherTicket, serial: otherTicket.serial)
-    _ = idle.endInterception(&otherTicket, other.pending)
-    _ = idle.next(into: &scratch, makeTicket: makeTicket)
+    _ = idle.endInterception(&otherTicket, &other.pending)
+    _ = idle.next(into: &scratch)
     guard case .submitLater(let cancelled) = idle.abandon(serial: otherKept.serial) else {
       Issue.record("no drain runs: the cancellation must start elsewhere")
       return
@@ -262,7 +264,7 @@ struct StoreStateMachineTests {
     var handout = start(&machine, 1)
     var ticket = handout.ticket.take()!
     let kept = Proceed(ticket: ticket, serial: ticket.serial)
-    _ = machine.endInterception(&ticket, handout.pending)
+    _ = machine.endInterception(&ticket, &handout.pending)
     let replaced = machine.replaceShared(with: [])
     #expect(replaced === started)
     #expect(machine.held[kept.serial]?.pipeline === started)

@@ -33,18 +33,12 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     self.machine = Machine(
       target: (Unmanaged.passRetained(state), mutations), middlewares: middlewares, isImmediate: executor.isImmediate)
     self.executor = executor
+    machine.owner = self
   }
 
   deinit {
     // The store's `cancel()` releases the state; this covers a core whose store never ran it.
     machine.target?.state.release()
-  }
-
-  /// A ticket for an interception of this store. Called with `lock` held, rarely: tickets are
-  /// reused.
-  @usableFromInline
-  func makeTicket() -> ProceedTicket {
-    ProceedTicket(target: self)
   }
 
   // MARK: Dispatch and drain
@@ -60,7 +54,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   func submit(_ pending: Pending) {
     var handout: Machine.Handout?
     lock.lock()
-    let submission = machine.dispatch(pending, into: &handout, makeTicket: makeTicket)
+    let submission = machine.dispatch(pending, into: &handout)
     lock.unlock()
     perform(submission, &handout)
   }
@@ -95,7 +89,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     var handout: Machine.Handout?
     while true {
       lock.lock()
-      let released = machine.next(into: &handout, makeTicket: makeTicket)
+      let released = machine.next(into: &handout)
       lock.unlock()
       guard handout != nil else {
         released?.state.release()
@@ -107,58 +101,51 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   }
 
   /// Runs one handed-out action through its middleware and commits it. Takes the ticket out
-  /// of `handout`, so that the interception holds the drain's only reference to it.
+  /// of `handout`, so that the interception holds the drain's only reference to it, and moves
+  /// the action on in place.
   @inlinable
   func process(_ handout: inout Machine.Handout) {
-    guard let pipeline = handout.pending.pipeline else {
-      // No middleware: the state is owned by the machine, which keeps it while a drain runs.
-      handout.target.state._withUnsafeGuaranteedRef {
-        handout.target.mutations.commit(action: handout.pending.action, state: $0)
-      }
+    // The state is owned by the machine, which keeps it while a drain runs.
+    let target = handout.target
+    guard handout.pending.pipeline != nil else {
+      target.state._withUnsafeGuaranteedRef { target.mutations.commit(action: handout.pending.action, state: $0) }
       handout.pending.completion?(true)
       return
     }
-    processThroughMiddleware(handout.pending, handout.target, handout.ticket.take(), pipeline)
-  }
-
-  @inlinable
-  func processThroughMiddleware(
-    _ pending: Pending, _ target: Machine.Target, _ ticket: consuming ProceedTicket?,
-    _ pipeline: MiddlewarePipeline<State>
-  ) {
-    var next = ticket.take()
+    var next = handout.ticket.take()
     target.state._withUnsafeGuaranteedRef { state in
-      var pending = pending
+      // Held by `handout.pending` throughout.
+      let pipeline = handout.pending.pipeline.unsafelyUnwrapped
       while var ticket = next.take() {
         pipeline.intercept(
-          at: pending.stage, pending.action, state, Proceed(ticket: ticket, serial: ticket.serial))
+          at: handout.pending.stage, handout.pending.action, state, Proceed(ticket: ticket, serial: ticket.serial))
         lock.lock()
-        let after = machine.endInterception(&ticket, pending)
+        let after = machine.endInterception(&ticket, &handout.pending)
         lock.unlock()
         // The drain's reference goes only after the lock: the ticket's deinit may come back in.
         withExtendedLifetime(ticket) {}
         switch after {
-        case .intercept(let resumed, let nextTicket):
-          pending = resumed
+        case .intercept(let nextTicket):
           next = nextTicket
-        case .finish(let finished):
-          pending = finished
+        case .finish:
+          break
         case .held:
           return
-        case .dropped(let dropped):
-          dropped.completion?(false)
+        case .dropped:
+          handout.pending.completion?(false)
           return
         }
       }
-      if pending.stage == Pending.cancelled {
-        pipeline.didCancel(pending.action, state)
-        pending.completion?(false)
+      let action = handout.pending.action
+      if handout.pending.stage == Pending.cancelled {
+        pipeline.didCancel(action, state)
+        handout.pending.completion?(false)
         return
       }
-      pipeline.willCommit(pending.action, state)
-      target.mutations.commit(action: pending.action, state: state)
-      pipeline.didCommit(pending.action, state)
-      pending.completion?(true)
+      pipeline.willCommit(action, state)
+      target.mutations.commit(action: action, state: state)
+      pipeline.didCommit(action, state)
+      handout.pending.completion?(true)
     }
   }
 
@@ -168,7 +155,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   func decide(_ ticket: ProceedTicket, serial: UInt64, goesOn: Bool) {
     var handout: Machine.Handout?
     lock.lock()
-    let decision = machine.decide(ticket, serial: serial, goesOn: goesOn, into: &handout, makeTicket: makeTicket)
+    let decision = machine.decide(ticket, serial: serial, goesOn: goesOn, into: &handout)
     lock.unlock()
     switch decision {
     case .recorded, .ignored:

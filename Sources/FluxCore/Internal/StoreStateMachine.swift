@@ -109,13 +109,13 @@ struct StoreStateMachine<State: FluxCore.State> {
   @usableFromInline
   enum AfterInterception {
     /// Go on with the next interceptor, with this ticket.
-    case intercept(Pending, ProceedTicket)
+    case intercept(ProceedTicket)
     /// Every interceptor proceeded: commit (or, for `stage == cancelled`, run `didCancel`).
-    case finish(Pending)
+    case finish
     /// Nobody decided yet: the action waits; the drain goes on with the queue.
     case held
     /// The store was freed meanwhile: tell the waiter `false`.
-    case dropped(Pending)
+    case dropped
   }
 
   /// What a decision made through a ``Proceed`` leads to.
@@ -172,6 +172,19 @@ struct StoreStateMachine<State: FluxCore.State> {
   var spare: ProceedTicket?
   @usableFromInline
   var lastSerial: UInt64 = 0
+  /// The core whose stored property this machine is, for the tickets it makes. `unowned(unsafe)`
+  /// is sound: a stored property never outlives the object that stores it.
+  @usableFromInline
+  unowned(unsafe) var owner: (any ProceedTarget)?
+
+  /// Whether the store is gone.
+  @inlinable
+  var isStoreFreed: Bool {
+    switch phase {
+    case .freed, .freedWhileDraining: true
+    case .idle, .draining: false
+    }
+  }
 
   init(target: Target, middlewares: [AnyMiddleware<State>], isImmediate: Bool) {
     self.target = target
@@ -188,7 +201,7 @@ struct StoreStateMachine<State: FluxCore.State> {
   /// the only reference to a ticket during its interception (see ``endInterception(_:_:)``).
   @inlinable
   mutating func dispatch(
-    _ pending: Pending, into handout: inout Handout?, makeTicket: () -> ProceedTicket
+    _ pending: Pending, into handout: inout Handout?
   ) -> Submission {
     switch phase {
     case .freed, .freedWhileDraining:
@@ -199,7 +212,7 @@ struct StoreStateMachine<State: FluxCore.State> {
     case .idle:
       phase = .draining
       if isImmediate {
-        handout = handOut(pending, makeTicket: makeTicket)
+        handout = handOut(pending)
         return .drainNow
       }
       queue.append(pending)
@@ -211,9 +224,9 @@ struct StoreStateMachine<State: FluxCore.State> {
   /// is empty and the drain ends; the drain then releases what this returns (the state, once
   /// the store is gone).
   @inlinable
-  mutating func next(into handout: inout Handout?, makeTicket: () -> ProceedTicket) -> Target? {
+  mutating func next(into handout: inout Handout?) -> Target? {
     if let pending = queue.popFirst() {
-      handout = handOut(pending, makeTicket: makeTicket)
+      handout = handOut(pending)
       return nil
     }
     switch phase {
@@ -229,18 +242,25 @@ struct StoreStateMachine<State: FluxCore.State> {
   /// Gives a pending action its pipeline if it starts now, and a ticket if an interception is
   /// due. Only called while a drain runs, so `target` is there.
   @inlinable
-  mutating func handOut(_ pending: Pending, makeTicket: () -> ProceedTicket) -> Handout {
+  mutating func handOut(_ pending: Pending) -> Handout {
     var pending = pending
     if pending.stage == 0 { pending.pipeline = pipeline }
     var ticket: ProceedTicket?
     if let pipeline = pending.pipeline, pending.stage >= 0, pending.stage < pipeline.interceptors.count {
-      ticket = start(spare.take() ?? makeTicket())
+      ticket = start(spare.take() ?? newTicket())
     }
     return Handout(pending: pending, target: target.unsafelyUnwrapped, ticket: ticket)
   }
 
-  /// Opens the next interception on `ticket`.
+  /// A new ticket, when no spare is left. Rare: tickets are reused.
   @usableFromInline
+  func newTicket() -> ProceedTicket {
+    let owner = owner.unsafelyUnwrapped
+    return ProceedTicket(target: owner, lock: owner.lock)
+  }
+
+  /// Opens the next interception on `ticket`.
+  @inlinable
   mutating func start(_ ticket: ProceedTicket) -> ProceedTicket {
     lastSerial &+= 1
     ticket.serial = lastSerial
@@ -254,9 +274,10 @@ struct StoreStateMachine<State: FluxCore.State> {
   /// decided, it is reused. `isKnownUniquelyReferenced` is sound for that because a ticket is
   /// reachable only through ``Proceed`` values, which are structs: nobody can hold a weak or
   /// unowned reference to it, so a count of one strong reference means nobody else at all.
-  @usableFromInline
-  mutating func endInterception(_ ticket: inout ProceedTicket, _ pending: Pending) -> AfterInterception {
-    var pending = pending
+  @inlinable
+  ///
+  /// `pending` is the drain's action, moved on in place to its next stage.
+  mutating func endInterception(_ ticket: inout ProceedTicket, _ pending: inout Pending) -> AfterInterception {
     let reusable = isKnownUniquelyReferenced(&ticket)
     let goesOn: Bool
     switch ticket.phase {
@@ -268,38 +289,35 @@ struct StoreStateMachine<State: FluxCore.State> {
       // Undecided, and a copy is out there. Keep the action for its decision; if the store is
       // gone, nothing waits under this serial, so a later decision is ignored, not refused.
       ticket.phase = .held
-      if phase == .freed || phase == .freedWhileDraining { return .dropped(pending) }
+      if isStoreFreed { return .dropped }
       pending.stage += 1
       held[ticket.serial] = pending
       return .held
     }
     ticket.phase = .done
-    if phase == .freed || phase == .freedWhileDraining { return .dropped(pending) }
+    if isStoreFreed { return .dropped }
     pending.stage = goesOn ? pending.stage + 1 : Pending.cancelled
-    if goesOn, let pipeline = pending.pipeline, pending.stage < pipeline.interceptors.count {
-      return .intercept(pending, start(reusable ? ticket : ProceedTicket(target: ticket.target)))
+    if goesOn, pending.stage < pending.pipeline.unsafelyUnwrapped.interceptors.count {
+      return .intercept(start(reusable ? ticket : ProceedTicket(target: ticket.target, lock: ticket.lock)))
     }
     if reusable { spare = ticket }
-    return .finish(pending)
+    return .finish
   }
 
   /// A decision arrives through a copy of a ``Proceed`` made for `serial`.
   @usableFromInline
   mutating func decide(
-    _ ticket: ProceedTicket, serial: UInt64, goesOn: Bool, into handout: inout Handout?,
-    makeTicket: () -> ProceedTicket
+    _ ticket: ProceedTicket, serial: UInt64, goesOn: Bool, into handout: inout Handout?
   ) -> Decision {
+    if ticket.recordDuringInterception(serial: serial, goesOn: goesOn) { return .recorded }
     guard ticket.serial == serial else { return .secondDecision }
     switch ticket.phase {
-    case .running:
-      ticket.phase = .decided(goesOn)
-      return .recorded
     case .held:
       ticket.phase = .done
       guard var pending = held.removeValue(forKey: serial) else { return .ignored }
       if !goesOn { pending.stage = Pending.cancelled }
-      return .resume(dispatch(pending, into: &handout, makeTicket: makeTicket))
-    case .decided, .done, .idle:
+      return .resume(dispatch(pending, into: &handout))
+    case .running, .decided, .done, .idle:
       return .secondDecision
     }
   }
@@ -309,7 +327,7 @@ struct StoreStateMachine<State: FluxCore.State> {
   mutating func abandon(serial: UInt64) -> Abandonment {
     guard var pending = held.removeValue(forKey: serial) else { return .done }
     pending.stage = Pending.cancelled
-    if phase == .draining {
+    if case .draining = phase {
       queue.append(pending)
       return .done
     }
@@ -339,7 +357,7 @@ struct StoreStateMachine<State: FluxCore.State> {
   /// The shared middleware changed: actions that start from now on use the store's own
   /// middleware wrapped in `shared`. Returns the pipeline to release after the lock.
   mutating func replaceShared(with shared: [any SharedMiddleware]) -> MiddlewarePipeline<State>? {
-    if phase == .freed || phase == .freedWhileDraining { return nil }
+    if isStoreFreed { return nil }
     defer { pipeline = MiddlewarePipeline.make(own: middlewares, shared: shared) }
     return pipeline
   }

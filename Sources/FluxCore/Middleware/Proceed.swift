@@ -29,12 +29,21 @@ public struct Proceed: Sendable {
 
   /// Lets the action go on to the next middleware, and then to the commit.
   public func callAsFunction() {
-    ticket.target.decide(ticket, serial: serial, goesOn: true)
+    decide(true)
   }
 
   /// Cancels the action: it is not committed, and every middleware's `didCancel` hook sees it.
   public func cancel() {
-    ticket.target.decide(ticket, serial: serial, goesOn: false)
+    decide(false)
+  }
+
+  private func decide(_ goesOn: Bool) {
+    // A decision during the interception (the common case) needs nothing generic: it is
+    // recorded here, under the store's lock. Every other goes to the store's state machine.
+    ticket.lock.lock()
+    let recorded = ticket.recordDuringInterception(serial: serial, goesOn: goesOn)
+    ticket.lock.unlock()
+    if !recorded { ticket.target.decide(ticket, serial: serial, goesOn: goesOn) }
   }
 }
 
@@ -63,16 +72,30 @@ final class ProceedTicket: @unchecked Sendable {
   /// The store core that decisions go to. Immutable.
   @usableFromInline
   let target: any ProceedTarget
-  // `serial` and `phase` are guarded by the lock of `target`: they are part of its state
-  // machine.
+  /// The lock of `target`. Immutable.
+  @usableFromInline
+  let lock: Lock
+  // `serial` and `phase` are guarded by `lock`: they are part of the state machine of
+  // `target`.
   @usableFromInline @exclusivity(unchecked)
   var serial: UInt64 = 0
   @usableFromInline @exclusivity(unchecked)
   var phase = Phase.idle
 
   @usableFromInline
-  init(target: any ProceedTarget) {
+  init(target: any ProceedTarget, lock: Lock) {
     self.target = target
+    self.lock = lock
+  }
+
+  /// The transition `running → decided` of the state machine (`StoreStateMachine`): records a
+  /// decision made for `serial` while its interception runs. `false` if the interception is
+  /// not running any more (or the ticket serves another one now). Called with `lock` held.
+  @usableFromInline
+  func recordDuringInterception(serial: UInt64, goesOn: Bool) -> Bool {
+    guard self.serial == serial, case .running = phase else { return false }
+    phase = .decided(goesOn)
+    return true
   }
 
   deinit {
@@ -84,6 +107,8 @@ final class ProceedTicket: @unchecked Sendable {
 /// What a ``Proceed`` reports its decision to: a store's core.
 @usableFromInline
 protocol ProceedTarget: AnyObject, Sendable {
+  /// The lock that guards the target's state machine, and so its tickets.
+  var lock: Lock { get }
   /// A decision made through a copy of a ``Proceed`` for `serial`.
   func decide(_ ticket: ProceedTicket, serial: UInt64, goesOn: Bool)
   /// The last copy of an undecided, held ``Proceed`` for `serial` is gone.
