@@ -200,9 +200,7 @@ struct StoreStateMachine<State: FluxCore.State> {
   /// Handouts travel through `inout` rather than in a returned value so that the drain holds
   /// the only reference to a ticket during its interception (see ``endInterception(_:_:)``).
   @inlinable
-  mutating func dispatch(
-    _ pending: Pending, into handout: inout Handout?
-  ) -> Submission {
+  mutating func dispatch(_ pending: Pending, into handout: inout Handout?) -> Submission {
     switch phase {
     case .freed, .freedWhileDraining:
       return .rejected(pending)
@@ -233,9 +231,11 @@ struct StoreStateMachine<State: FluxCore.State> {
     case .freedWhileDraining:
       phase = .freed
       return target.take()
-    default:
+    case .draining:
       phase = .idle
       return nil
+    case .idle, .freed:
+      return nil  // only a drain asks, and a drain runs in the two phases above
     }
   }
 
