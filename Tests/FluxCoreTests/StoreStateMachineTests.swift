@@ -60,6 +60,25 @@ struct StoreStateMachineTests {
     return handout!
   }
 
+  /// Starts `action` and lets its interception return undecided while a copy of its Proceed is
+  /// kept: the action is held. Returns the copy.
+  func hold(_ machine: inout Machine, _ action: Int) -> Proceed {
+    var handout = start(&machine, action)
+    var ticket = handout.ticket.take()!
+    let kept = Proceed(ticket: ticket, serial: ticket.serial)
+    guard case .held = machine.endInterception(&ticket, &handout.pending) else {
+      Issue.record("expected the action to be held")
+      return kept
+    }
+    return kept
+  }
+
+  /// The drain asks for more and, the queue being empty, ends.
+  func finishDrain(_ machine: inout Machine) {
+    var none: Machine.Handout?
+    _ = machine.next(into: &none)
+  }
+
   @Test("inv14: dispatch drains at once on .immediate, schedules one drain otherwise, queues while draining")
   func inv14_dispatchByPhase() {
     var immediate = machine(immediate: true)
@@ -157,16 +176,9 @@ struct StoreStateMachineTests {
   @Test("inv14: an undecided interception whose Proceed was kept holds the action until it is decided")
   func inv14_heldThenDecided() {
     var machine = machine(middlewares: 1)
-    var handout = start(&machine, 1)
-    var scratch: Machine.Handout?
-    var ticket = handout.ticket.take()!
-    let kept = Proceed(ticket: ticket, serial: ticket.serial)
-    guard case .held = machine.endInterception(&ticket, &handout.pending) else {
-      Issue.record("expected the action to be held")
-      return
-    }
+    let kept = hold(&machine, 1)
     #expect(machine.held[kept.serial]?.stage == 1)
-    _ = machine.next(into: &scratch)
+    finishDrain(&machine)
     #expect(machine.phase == .idle, "a held action does not hold up the drain")
     var resumed: Machine.Handout?
     guard
@@ -217,12 +229,8 @@ struct StoreStateMachineTests {
   @Test("inv15: freeing the store drops held actions, the spare ticket, the pipeline and the own middleware")
   func inv15_freedReleasesEverything() {
     var machine = machine(middlewares: 1)
-    var handout = start(&machine, 1)
-    var scratch: Machine.Handout?
-    var ticket = handout.ticket.take()!
-    let kept = Proceed(ticket: ticket, serial: ticket.serial)
-    _ = machine.endInterception(&ticket, &handout.pending)
-    _ = machine.next(into: &scratch)
+    let kept = hold(&machine, 1)
+    finishDrain(&machine)
     machine.spare = makeTicket()
     let leftovers = machine.storeFreed()
     #expect(leftovers.dropped.map(\.action) == [1])
@@ -234,22 +242,13 @@ struct StoreStateMachineTests {
   @Test("inv16: a Proceed released undecided cancels through the running drain, or later when none runs")
   func inv16_abandonment() {
     var machine = machine(middlewares: 1)
-    var handout = start(&machine, 1)
-    var scratch: Machine.Handout?
-    var ticket = handout.ticket.take()!
-    let serial = ticket.serial
-    let kept = Proceed(ticket: ticket, serial: serial)
-    _ = machine.endInterception(&ticket, &handout.pending)
-    #expect(name(machine.abandon(serial: serial)) == "done", "the running drain takes the cancellation")
+    let kept = hold(&machine, 1)
+    #expect(name(machine.abandon(serial: kept.serial)) == "done", "the running drain takes the cancellation")
     #expect(machine.queue.count == 1)
-    _ = kept
 
     var idle = self.machine(middlewares: 1)
-    var other = start(&idle, 2)
-    var otherTicket = other.ticket.take()!
-    let otherKept = Proceed(ticket: otherTicket, serial: otherTicket.serial)
-    _ = idle.endInterception(&otherTicket, &other.pending)
-    _ = idle.next(into: &scratch)
+    let otherKept = hold(&idle, 2)
+    finishDrain(&idle)
     guard case .submitLater(let cancelled) = idle.abandon(serial: otherKept.serial) else {
       Issue.record("no drain runs: the cancellation must start elsewhere")
       return
@@ -261,10 +260,7 @@ struct StoreStateMachineTests {
   func inv14_heldKeepsPipeline() {
     var machine = machine(middlewares: 1)
     let started = machine.pipeline
-    var handout = start(&machine, 1)
-    var ticket = handout.ticket.take()!
-    let kept = Proceed(ticket: ticket, serial: ticket.serial)
-    _ = machine.endInterception(&ticket, &handout.pending)
+    let kept = hold(&machine, 1)
     let replaced = machine.replaceShared(with: [])
     #expect(replaced === started)
     #expect(machine.held[kept.serial]?.pipeline === started)
