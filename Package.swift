@@ -7,13 +7,17 @@ let package = Package(
   products: [
     .library(name: "FluxCore", targets: ["FluxCore"]),
     .library(name: "FluxReactive", targets: ["FluxReactive"]),
+    .library(name: "FluxTesting", targets: ["FluxTesting"]),
   ],
   dependencies: [],
   targets: [
     .target(name: "FluxCore"),
     .target(name: "FluxReactive", dependencies: ["FluxCore"]),
+    // The test kit and devtools: unlike the two libraries, it may import Foundation, XCTest, Testing.
+    .target(name: "FluxTesting", dependencies: ["FluxCore", "FluxReactive"]),
     .testTarget(name: "FluxCoreTests", dependencies: ["FluxCore"]),
     .testTarget(name: "FluxReactiveTests", dependencies: ["FluxReactive", "FluxCore"]),
+    .testTarget(name: "FluxTestingTests", dependencies: ["FluxTesting", "FluxReactive", "FluxCore"]),
 
     // Examples: `swift run todo`, `swift run Counter`, … (README.md, "Examples").
     .executableTarget(name: "todo", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/Todo"),
