@@ -4,11 +4,15 @@ import FluxTesting
 import Foundation
 
 /// A counter for the test kit's tests: Codable, Equatable actions and a snapshot.
-final class CounterState: State, CustomStringConvertible {
+final class CounterState: State, Snapshotting, CustomStringConvertible {
   typealias Action = CounterAction
   typealias Mutations = CounterMutations
 
   fileprivate let count = Variable(0)
+
+  var snapshot: Int { count.value }
+
+  static func restore(_ snapshot: Int) -> CounterAction { .set(snapshot) }
 
   var description: String { "CounterState(count: \(count.value))" }
 }
@@ -56,19 +60,14 @@ final class RefillAfterReset: Middleware, @unchecked Sendable {
   }
 }
 
-/// Something that writes lines.
-struct Output {
-  let write: @Sendable (String) -> Void
-}
-
 /// Lines written to an action log, kept in memory.
 final class Lines: @unchecked Sendable {
   private let lock = NSLock()
   // Guarded by `lock`.
   private var lines: [String] = []
 
-  var output: Output {
-    Output { line in self.lock.withLock { self.lines.append(line) } }
+  var output: ActionLogOutput {
+    ActionLogOutput { line in self.lock.withLock { self.lines.append(line) } }
   }
 
   var all: [String] { lock.withLock { lines } }
