@@ -20,7 +20,8 @@ let package = Package(
     .testTarget(name: "FluxTestingTests", dependencies: ["FluxTesting", "FluxReactive", "FluxCore"]),
 
     // Examples: `swift run todo`, `swift run Counter`, … (README.md, "Examples").
-    .executableTarget(name: "todo", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/Todo"),
+    .executableTarget(
+      name: "todo", dependencies: ["FluxCore", "FluxReactive", "FluxTesting"], path: "Examples/Todo"),
     .executableTarget(name: "Counter", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/Counter"),
     .executableTarget(name: "EventBus", dependencies: ["FluxCore"], path: "Examples/EventBus"),
     .executableTarget(name: "BringYourOwnReactive", dependencies: ["FluxCore"], path: "Examples/BringYourOwnReactive"),
