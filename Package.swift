@@ -18,6 +18,7 @@ let package = Package(
     .testTarget(name: "FluxCoreTests", dependencies: ["FluxCore"]),
     .testTarget(name: "FluxReactiveTests", dependencies: ["FluxReactive", "FluxCore"]),
     .testTarget(name: "FluxTestingTests", dependencies: ["FluxTesting", "FluxReactive", "FluxCore"]),
+    .testTarget(name: "TodoTests", dependencies: ["todo", "FluxTesting", "FluxReactive", "FluxCore"]),
 
     // Examples: `swift run todo`, `swift run Counter`, … (README.md, "Examples").
     .executableTarget(
