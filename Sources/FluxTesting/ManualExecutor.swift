@@ -4,7 +4,7 @@ import FluxCore
 ///
 /// A store on ``executor`` commits nothing by itself: each action waits in this executor's
 /// queue until the test calls ``runNext()`` or ``runAll()``, on the test's own thread. A test of
-/// a store meant for ``FluxCore/Executor/mainThread`` or a dispatch queue becomes deterministic
+/// a store meant for `Executor.mainThread` or a dispatch queue becomes deterministic
 /// and single-threaded, and can look at the state between two steps.
 ///
 /// ```swift

@@ -21,7 +21,7 @@ extension StoreTester {
   ///   - filePath: The caller's file path, for the failure; leave the default.
   ///   - line: The caller's line, for the failure; leave the default.
   ///   - column: The caller's column, for the failure; leave the default.
-  ///   - state: A test of the state afterwards, read through ``FluxCore/Computed``.
+  ///   - state: A test of the state afterwards, read through `Computed`.
   public func dispatch(
     _ action: State.Action,
     committed: [State.Action]? = nil,
@@ -55,7 +55,7 @@ extension StoreTester {
   ///   - cancelled: Every action middleware should have cancelled since the previous assertion,
   ///     in order; none by default.
   ///   - reading: What to read from the state afterwards: a key path of
-  ///     ``FluxCore/Computed``, or a closure.
+  ///     `Computed`, or a closure.
   ///   - expected: What it should read.
   ///   - isolation: The caller's isolation, where `reading` runs; leave the default.
   ///   - fileID: The caller's file, for the failure; leave the default.
@@ -110,7 +110,7 @@ extension StoreTester {
   /// Asserts what `reading` reads from the state now.
   ///
   /// - Parameters:
-  ///   - reading: What to read: a key path of ``FluxCore/Computed``, or a closure.
+  ///   - reading: What to read: a key path of `Computed`, or a closure.
   ///   - expected: What it should read.
   ///   - fileID: The caller's file, for the failure; leave the default.
   ///   - filePath: The caller's file path, for the failure; leave the default.

@@ -13,17 +13,17 @@ import FluxCore
 /// }
 /// ```
 ///
-/// The tester makes a ``FluxCore/Store`` and installs, last in its middleware list, a
+/// The tester makes a `Store` and installs, last in its middleware list, a
 /// middleware that records every action it commits or cancels. Each assertion covers the
 /// actions recorded since the previous one, exhaustively: an action the store committed that no
 /// assertion names (one a mutation or a middleware dispatched, or a global dispatch) fails the
-/// next assertion, and ``finish()`` fails if any is left.
+/// next assertion, and ``finish(fileID:filePath:line:column:)`` fails if any is left.
 ///
 /// A failed assertion names the action and shows what was expected against what happened. It
 /// is reported at the caller's file and line, through Swift Testing's `Issue.record` inside a
 /// Swift Testing test, and through `XCTFail` otherwise.
 ///
-/// > Important: On ``FluxCore/Executor/immediate`` and on a ``ManualExecutor`` (which the
+/// > Important: On `Executor.immediate` and on a ``ManualExecutor`` (which the
 /// > tester runs after each dispatch) every assertion is deterministic and single-threaded. On
 /// > another executor, an assertion waits until the store has recorded as many actions as it
 /// > expects, for at most `timeout` seconds, then compares.
@@ -40,7 +40,7 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
   /// - Parameters:
   ///   - state: The state to test.
   ///   - mutations: Its mutations.
-  ///   - executor: Where the store commits; ``FluxCore/Executor/immediate`` by default.
+  ///   - executor: Where the store commits; `Executor.immediate` by default.
   ///   - middlewares: The store's own middleware, first given first; the tester's recorder
   ///     comes after them.
   ///   - timeout: How long, in seconds, an assertion waits for the actions it expects, on an
