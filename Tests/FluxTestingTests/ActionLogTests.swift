@@ -32,7 +32,7 @@ struct ActionLogTests {
   }
 
   @Test("stores on several queues share one log: every line whole, each store's actions in order")
-  func threadSafe() throws {
+  func threadSafe() async throws {
     let lines = Lines()
     let log = ActionLog(output: lines.output)
     let stores = (0..<4).map { index in
@@ -46,14 +46,9 @@ struct ActionLogTests {
         for amount in 1...50 { store.actions.dispatch(action: .add(amount)) }
       }
     }
-    group.wait()
+    await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
     for store in stores {
-      let done = DispatchSemaphore(value: 0)
-      Task { @Sendable in
-        await store.actions.dispatchAndWait(action: .reset)
-        done.signal()
-      }
-      done.wait()
+      await store.actions.dispatchAndWait(action: .reset)  // after the 50 adds: one queue per store
     }
     let recording = try Recording(jsonLines: lines.text)
     #expect(recording.entries.count == 4 * 51)
