@@ -23,16 +23,16 @@ import FluxCore
 /// is reported at the caller's file and line, through Swift Testing's `Issue.record` inside a
 /// Swift Testing test, and through `XCTFail` otherwise.
 ///
-/// > Important: On `Executor.immediate` and on a ``ManualExecutor`` (which the
-/// > tester runs after each dispatch) every assertion is deterministic and single-threaded. On
-/// > another executor, an assertion waits until the store has recorded as many actions as it
-/// > expects, for at most `timeout` seconds, then compares.
+/// > Important: On `Executor.immediate` and on a ``ManualExecutor`` (which the tester runs
+/// > before each assertion) every assertion is deterministic and single-threaded. Without a
+/// > manual executor, an assertion that finds fewer actions than it expects waits for them (a
+/// > commit on another thread, a held action that a middleware lets go later), for at most
+/// > `timeout` seconds, then compares.
 public final class StoreTester<State: FluxCore.State>: Sendable where State.Action: Equatable {
   /// The store under test.
   public let store: Store<State>
   let recorder: TesterRecorder<State>
   let manual: ManualExecutor?
-  let waits: Bool
   let timeout: Double
 
   /// Creates a store of `state` on `executor`, with `middlewares`, and records what it does.
@@ -43,8 +43,8 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
   ///   - executor: Where the store commits; `Executor.immediate` by default.
   ///   - middlewares: The store's own middleware, first given first; the tester's recorder
   ///     comes after them.
-  ///   - timeout: How long, in seconds, an assertion waits for the actions it expects, on an
-  ///     executor that does not commit inline.
+  ///   - timeout: How long, in seconds, an assertion waits for actions it expects that have not
+  ///     ended yet.
   public init(
     state: State,
     mutations: State.Mutations,
@@ -56,7 +56,6 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
     self.store = Store(
       state: state, mutations: mutations, executor: executor, middlewares: middlewares + [AnyMiddleware(recorder)])
     self.manual = nil
-    self.waits = !executor.isImmediate
     self.timeout = timeout
   }
 
@@ -89,7 +88,6 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
       state: state, mutations: mutations, executor: executor.executor,
       middlewares: middlewares + [AnyMiddleware(recorder)])
     self.manual = executor
-    self.waits = false
     self.timeout = 0
   }
 
@@ -103,12 +101,12 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
     store.computed
   }
 
-  /// Runs the manual executor, or waits (on another executor) until `count` records are there
-  /// or the timeout passes; then takes every record.
+  /// Runs the manual executor, or waits until `count` records are there or the timeout
+  /// passes; then takes every record.
   func settle(expecting count: Int, isolation: isolated (any Actor)?) async -> [TesterRecorder<State>.Record] {
     if let manual {
       manual.runAll()
-    } else if waits {
+    } else {
       let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeout, 0) * 1e9)
       while recorder.count < count && DispatchTime.now().uptimeNanoseconds < deadline {
         try? await Task.sleep(nanoseconds: 1_000_000)

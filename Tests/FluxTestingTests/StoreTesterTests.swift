@@ -95,6 +95,14 @@ struct StoreTesterTests {
     tester.finish()
   }
 
+  @Test("an action held by a middleware and let go later from another thread is waited for")
+  func heldAction() async {
+    let tester = StoreTester<CounterState>(
+      state: .init(), mutations: .init(), middlewares: [AnyMiddleware(LaterOnAnotherThread())])
+    await tester.dispatch(.add(1), reading: \.count.value, equals: 1)
+    tester.finish()
+  }
+
   @Test("on the main thread, from the main actor")
   @MainActor
   func mainThreadExecutor() async {

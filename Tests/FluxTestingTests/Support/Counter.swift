@@ -44,6 +44,13 @@ struct NoNegativeAmounts: Middleware {
   }
 }
 
+/// Lets every action go on a little later, from a global queue.
+struct LaterOnAnotherThread: Middleware {
+  func intercept(action: CounterAction, state: CounterState, proceed: Proceed) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { proceed() }
+  }
+}
+
 /// After each `reset`, dispatches `add(10)` to the store it is told of.
 final class RefillAfterReset: Middleware, @unchecked Sendable {
   private let lock = NSLock()
