@@ -7,16 +7,22 @@ let package = Package(
   products: [
     .library(name: "FluxCore", targets: ["FluxCore"]),
     .library(name: "FluxReactive", targets: ["FluxReactive"]),
+    .library(name: "FluxTesting", targets: ["FluxTesting"]),
   ],
   dependencies: [],
   targets: [
     .target(name: "FluxCore"),
     .target(name: "FluxReactive", dependencies: ["FluxCore"]),
+    // The test kit and devtools: unlike the two libraries, it may import Foundation, XCTest, Testing.
+    .target(name: "FluxTesting", dependencies: ["FluxCore", "FluxReactive"]),
     .testTarget(name: "FluxCoreTests", dependencies: ["FluxCore"]),
     .testTarget(name: "FluxReactiveTests", dependencies: ["FluxReactive", "FluxCore"]),
+    .testTarget(name: "FluxTestingTests", dependencies: ["FluxTesting", "FluxReactive", "FluxCore"]),
+    .testTarget(name: "TodoTests", dependencies: ["todo", "FluxTesting", "FluxReactive", "FluxCore"]),
 
     // Examples: `swift run todo`, `swift run Counter`, … (README.md, "Examples").
-    .executableTarget(name: "todo", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/Todo"),
+    .executableTarget(
+      name: "todo", dependencies: ["FluxCore", "FluxReactive", "FluxTesting"], path: "Examples/Todo"),
     .executableTarget(name: "Counter", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/Counter"),
     .executableTarget(name: "EventBus", dependencies: ["FluxCore"], path: "Examples/EventBus"),
     .executableTarget(name: "BringYourOwnReactive", dependencies: ["FluxCore"], path: "Examples/BringYourOwnReactive"),

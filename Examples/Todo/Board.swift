@@ -1,36 +1,53 @@
 import FluxCore
 import FluxReactive
+import FluxTesting
 import Foundation
 
-/// The app: a store per list, a store for saving, and the terminal views bound to them.
+/// The app: a store for the set of lists, a store per list, a store for saving, and the
+/// terminal views bound to them.
 ///
-/// Threading: every store commits on `.mainThread`, and bindings use their default,
-/// `.mainThread`. The program runs its command loop on the main actor (its `main` is `async`),
+/// Threading: every store commits on `.mainThread`, and bindings deliver there too (tests give
+/// `.immediate` instead). The program runs its command loop on the main actor (its `main` is `async`),
 /// and on the main queue `.mainThread` work with nothing waiting runs inline: a command's
 /// actions are committed, and its views updated, before the command returns. The save runs as
 /// an async action; its steps are committed on the main queue while the command loop awaits it.
 @MainActor
 final class Board {
   /// One list: its store, and the view its bindings keep up to date.
-  private struct List {
+  struct List {
+    let id: Int
     let store: Store<TodoListState>
     let view: ListView
   }
 
-  private var lists: [List] = []
-  private var currentName: String
-  private let saving = Store<SaveState>(state: .init(), mutations: .init(), executor: .mainThread)
+  /// The label of the board's store in an action log; a list's is `list:` and its name.
+  static let boardLabel = "board"
+  static let listLabelPrefix = "list:"
+
+  private(set) var lists: [List] = []
+  let board: Store<BoardState>
+  private let saving: Store<SaveState>
   private let statusLine = StatusLine()
   private let defaultFolder: URL
+  private let log: ActionLog?
+  private let executor: Executor
 
   /// The name of the list that item commands work on.
-  var current: String { currentName }
+  var current: String { board.computed.lists.value.current }
 
-  init(firstList: String, defaultFolder: URL) {
-    self.currentName = firstList
+  /// Creates a board with one empty list; with `log`, the board's and the lists' stores write
+  /// every action to it. Its stores commit, and its bindings deliver, on `executor`.
+  init(firstList: String, defaultFolder: URL, log: ActionLog? = nil, executor: Executor = .mainThread) {
     self.defaultFolder = defaultFolder
-    saving.computed.statusLine.bind(to: statusLine, \.message)
-    addList(named: firstList)
+    self.log = log
+    self.executor = executor
+    board = Store(
+      state: .init(firstList: firstList), mutations: .init(), executor: executor,
+      middlewares: log.map { [$0.middleware(label: Self.boardLabel)] } ?? [])
+    saving = Store(state: .init(), mutations: .init(), executor: executor)
+    saving.computed.statusLine.bind(to: statusLine, \.message, on: executor)
+    // The list stores follow the board's state: made when a list comes, freed when it goes.
+    board.computed.lists.signal.bind(to: self, on: .immediate) { board, lists in board.follow(lists) }
   }
 
   /// Runs `command` and returns what to show, or throws what is wrong and changes nothing.
@@ -46,11 +63,10 @@ final class Board {
       return nil
     case .new(let name):
       guard list(named: name) == nil else { throw CommandError("there is already a list named \"\(name)\"") }
-      addList(named: name)
-      currentName = name
+      board.actions.create(name)
       return Terminal.render(currentList.view)
     case .use(let name):
-      currentName = try existing(name).view.name
+      board.actions.use(try existing(name).view.name)
       return Terminal.render(currentList.view)
     case .drop(let name):
       return try drop(existing(name))
@@ -74,7 +90,7 @@ final class Board {
       currentList.store.actions.remove(try item(number).id)
       return Terminal.render(currentList.view)
     case .clear:
-      guard currentList.view.doneCount > 0 else { throw CommandError("no item of \(currentName) is done") }
+      guard currentList.view.doneCount > 0 else { throw CommandError("no item of \(current) is done") }
       currentList.store.actions.clearCompleted()
       return Terminal.render(currentList.view)
     case .clearAll:
@@ -84,30 +100,65 @@ final class Board {
       let snapshots = lists.map { ListSnapshot(name: $0.view.name, items: $0.store.computed.items.value) }
       await saving.actions.save(snapshots, to: folder)
       return nil
+    case .load(let path):
+      let folder = path.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? defaultFolder
+      let loaded = try TodoFile.read(folder: folder)
+      load(loaded)
+      let count = loaded.count
+      return
+        "Loaded \(count) \(count == 1 ? "list" : "lists") from \(folder.appendingPathComponent(TodoFile.name).path).\n"
+        + overview
     }
+  }
+
+  /// Replaces every list with `loaded`, through actions: the board's, then each list's.
+  func load(_ loaded: [ListSnapshot]) {
+    board.actions.replace(with: loaded.map(\.name))
+    for snapshot in loaded {
+      list(named: snapshot.name)?.store.actions.dispatch(action: .restore(items: snapshot.items))
+    }
+  }
+
+  /// The list named `name` (in any case), if there is one.
+  func list(named name: String) -> List? {
+    lists.first { $0.view.name.lowercased() == name.lowercased() }
   }
 
   // MARK: Lists
 
-  private func addList(named name: String) {
-    let store = Store<TodoListState>(state: .init(name: name), mutations: .init(), executor: .mainThread)
+  /// Makes a store for each list that came, and frees the store of each list that went.
+  private func follow(_ state: Lists) {
+    lists.removeAll { list in !state.entries.contains { $0.id == list.id } }
+    for entry in state.entries where !lists.contains(where: { $0.id == entry.id }) {
+      lists.append(makeList(entry))
+    }
+    lists.sort { first, second in
+      state.entries.firstIndex { $0.id == first.id }! < state.entries.firstIndex { $0.id == second.id }!
+    }
+  }
+
+  private func makeList(_ entry: ListEntry) -> List {
+    let label = Self.listLabelPrefix + entry.name
+    let store = Store<TodoListState>(
+      state: .init(name: entry.name), mutations: .init(), executor: executor,
+      middlewares: log.map { [$0.middleware(label: label)] } ?? [])
     let view = ListView()
     view.name = store.computed.name
     // KeyPath bindings: each computed signal keeps one property of the view up to date, until
     // the view is freed.
-    store.computed.rows.bind(to: view, \.rows)
-    store.computed.progress.bind(to: view, \.progress)
-    store.computed.doneCount.bind(to: view, \.doneCount)
-    lists.append(List(store: store, view: view))
+    store.computed.rows.bind(to: view, \.rows, on: executor)
+    store.computed.progress.bind(to: view, \.progress, on: executor)
+    store.computed.doneCount.bind(to: view, \.doneCount, on: executor)
+    return List(id: entry.id, store: store, view: view)
   }
 
   private func drop(_ list: List) throws(CommandError) -> String {
     guard lists.count > 1 else {
       throw CommandError("\(list.view.name) is the only list; create another one before dropping it")
     }
-    // Dropping the store frees it: global actions no longer reach it, and its bindings end.
-    lists.removeAll { $0.view === list.view }
-    if currentName == list.view.name { currentName = lists[0].view.name }
+    // The board drops the list; its store is freed: global actions no longer reach it, and its
+    // bindings end.
+    board.actions.drop(list.view.name)
     return "Dropped \(list.view.name).\n" + overview
   }
 
@@ -120,15 +171,11 @@ final class Board {
   }
 
   private var overview: String {
-    Terminal.overview(lists.map(\.view), current: currentName)
+    Terminal.overview(lists.map(\.view), current: current)
   }
 
   private var currentList: List {
-    list(named: currentName)!
-  }
-
-  private func list(named name: String) -> List? {
-    lists.first { $0.view.name.lowercased() == name.lowercased() }
+    list(named: current)!
   }
 
   private func existing(_ name: String) throws(CommandError) -> List {
@@ -143,7 +190,7 @@ final class Board {
     let items = currentList.store.computed.items.value
     guard number <= items.count else {
       let count = items.isEmpty ? "no items" : items.count == 1 ? "1 item" : "\(items.count) items"
-      throw CommandError("\(currentName) has no item \(number); it has \(count)")
+      throw CommandError("\(current) has no item \(number); it has \(count)")
     }
     return items[number - 1]
   }

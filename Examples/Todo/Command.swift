@@ -14,6 +14,7 @@ enum Command: Equatable {
   case clear
   case clearAll
   case save(String?)
+  case load(String?)
   case quit
 }
 
@@ -64,6 +65,8 @@ extension Command {
       }
     case "save":
       self = .save(rest.isEmpty ? nil : rest)
+    case "load":
+      self = .load(rest.isEmpty ? nil : rest)
     case "quit", "exit":
       self = .quit
     default:

@@ -3,9 +3,9 @@ import FluxReactive
 import Foundation
 
 /// A list as it is written to disk.
-struct ListSnapshot: Sendable {
+struct ListSnapshot: Equatable, Sendable {
   let name: String
-  let items: [TodoItem]
+  var items: [TodoItem]
 
   var markdown: String {
     let lines = items.map { "- [\($0.isDone ? "x" : " ")] \($0.title)" }
@@ -72,18 +72,19 @@ extension Actions where State == SaveState {
   /// dispatches each step as it happens. The store commits every step on its executor, and the
   /// status line bound to `statusLine` shows it.
   func save(_ lists: [ListSnapshot], to folder: URL) async {
-    let file = folder.appendingPathComponent("todo.md")
-    let partial = folder.appendingPathComponent("todo.md.partial")
+    let file = folder.appendingPathComponent(TodoFile.name)
+    let partial = folder.appendingPathComponent(TodoFile.name + ".partial")
     dispatch(action: .begin(file: file.path, total: lists.count))
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      try Data("# Todo\n\n".utf8).write(to: partial)
+      try Data((TodoFile.header + "\n\n").utf8).write(to: partial)
       let handle = try FileHandle(forWritingTo: partial)
       try handle.seekToEnd()
       for list in lists {
         try handle.write(contentsOf: Data(list.markdown.utf8))
         dispatch(action: .wrote(list: list.name))
       }
+      try handle.write(contentsOf: Data((TodoFile.trailer(lists: lists.count) + "\n").utf8))
       try handle.close()
       // Replace the old file only once everything is written.
       _ = try? FileManager.default.removeItem(at: file)

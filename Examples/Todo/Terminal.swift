@@ -65,6 +65,7 @@ enum Terminal {
       clear all             delete the done items of every list (one global action)
     Saving
       save [folder]         write every list to <folder>/todo.md (default: ./todo-lists)
+      load [folder]         replace every list with those of <folder>/todo.md (default: ./todo-lists)
     Other
       help                  show this screen
       quit                  leave (end of input works too)

@@ -1,4 +1,5 @@
 import FluxCore
+import FluxTesting
 import Foundation
 
 /// `todo`: todo lists in the terminal, one store per list.
@@ -6,41 +7,46 @@ import Foundation
 ///     swift run todo             # type commands; `help` lists them
 ///     swift run todo --demo      # watch a short session
 ///     swift run todo --log       # also print every committed action to standard error
+///     swift run todo --record session.jsonl   # write every action to a log
+///     swift run todo --replay session.jsonl   # play a log back, then go on
 ///     echo "add Milk" | swift run todo
 @main
 struct TodoApp {
   static let usage = """
-    usage: todo [--demo] [--log] [--help]
-      --demo   run a short built-in session, then exit
-      --log    print every committed action, and the state it left, to standard error
-      --help   show this text and the commands
+    usage: todo [--demo] [--log] [--record FILE] [--replay FILE] [--help]
+      --demo           run a short built-in session, then exit
+      --log            print every committed action, and the state it left, to standard error
+      --record FILE    write every action of the lists to FILE, as JSON Lines
+      --replay FILE    play the actions of FILE (written by --record) back, then go on
+      --help           show this text and the commands
     Without --demo, commands are read from standard input: typed at a prompt in a terminal,
     or run one per line, then exit, when input comes from a file or a pipe.
+    At start, the lists that save wrote to ./todo-lists/todo.md are loaded, if it exists
+    (not with --demo, nor with --replay: the recording holds what the recorded session loaded).
     """
 
   static func main() async {
-    var demo = false
-    for argument in CommandLine.arguments.dropFirst() {
-      switch argument {
-      case "--demo":
-        demo = true
-      case "--log":
-        // Shared middleware sees every store: the lists' and the saving store's.
-        SharedMiddlewares.add(LoggingMiddleware())
-      case "--help", "-h":
-        Terminal.write(usage + "\n\nCommands\n" + Terminal.help)
-        return
-      default:
-        Terminal.error("todo: unknown option \(argument)\n\(usage)")
-        exit(64)
-      }
+    let options = Options.parse(CommandLine.arguments.dropFirst())
+    if options.help {
+      Terminal.write(usage + "\n\nCommands\n" + Terminal.help)
+      return
+    }
+    if options.log {
+      // Shared middleware sees every store: the board's, the lists' and the saving store's.
+      SharedMiddlewares.add(LoggingMiddleware())
     }
 
     let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
       .appendingPathComponent("todo-lists", isDirectory: true)
-    let board = Board(firstList: "Inbox", defaultFolder: folder)
+    let board: Board
+    do {
+      board = try await Session.start(options, folder: folder)
+    } catch {
+      Terminal.error("todo: \(error.message)")
+      exit(65)
+    }
 
-    if demo {
+    if options.demo {
       var script = Demo.script.makeIterator()
       await run(on: board, echo: true) { script.next() }
     } else if isatty(STDIN_FILENO) != 0 {

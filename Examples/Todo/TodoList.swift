@@ -1,20 +1,23 @@
 import FluxCore
 import FluxReactive
+import FluxTesting
 
 /// One item of a todo list.
-struct TodoItem: Equatable, Sendable {
+struct TodoItem: Codable, Equatable, Sendable {
   let id: Int
   var title: String
   var isDone: Bool
 }
 
-/// Everything that can happen to one list.
-enum TodoAction: Sendable {
+/// Everything that can happen to one list. `Codable` for `--record` and `--replay`.
+enum TodoAction: Codable, Equatable, Sendable {
   case add(title: String)
   case setDone(id: Int, isDone: Bool)
   case rename(id: Int, title: String)
   case remove(id: Int)
   case clearCompleted
+  /// The items become `items`: what `load` read, or a snapshot to go back to.
+  case restore(items: [TodoItem])
 }
 
 /// The state of one list. Each list has a store of its own; `Store<TodoListState>.actions`
@@ -22,7 +25,7 @@ enum TodoAction: Sendable {
 ///
 /// The items are `fileprivate`: only ``TodoMutations`` changes them and only the `Computed`
 /// extension below publishes them.
-final class TodoListState: State, CustomStringConvertible {
+final class TodoListState: State, Snapshotting, CustomStringConvertible {
   typealias Action = TodoAction
   typealias Mutations = TodoMutations
 
@@ -36,6 +39,16 @@ final class TodoListState: State, CustomStringConvertible {
   /// What `--log` prints after each commit.
   var description: String {
     "\(name)(\(summary(of: items.value)))"
+  }
+
+  /// The items, for time travel.
+  var snapshot: [TodoItem] {
+    items.value
+  }
+
+  /// Sets the items back to a snapshot, through a commit like any other.
+  static func restore(_ snapshot: [TodoItem]) -> TodoAction {
+    .restore(items: snapshot)
   }
 }
 
@@ -56,6 +69,8 @@ struct TodoMutations: Mutations {
         items.removeAll { $0.id == id }
       case .clearCompleted:
         items.removeAll(where: \.isDone)
+      case .restore(let restored):
+        items = restored
       }
     }
   }

@@ -1,0 +1,40 @@
+import Dispatch
+import FluxCore
+import Foundation
+
+/// The middleware of one store that writes to an ``ActionLog``.
+struct ActionLogMiddleware<State: FluxCore.State>: Middleware where State.Action: Encodable {
+  let log: ActionLog
+  let label: String
+  let clock = CommitClock()
+
+  func willCommit(action: State.Action, state: State) {
+    clock.start()
+  }
+
+  func didCommit(action: State.Action, state: State) {
+    log.append(label: label, outcome: .committed, duration: clock.stop(), action: action)
+  }
+
+  func didCancel(action: State.Action, state: State) {
+    log.append(label: label, outcome: .cancelled, duration: nil, action: action)
+  }
+}
+
+/// When the commit under way began. The hooks of one store never overlap, but may run on
+/// different threads, one after the other.
+final class CommitClock: @unchecked Sendable {
+  // `started` is guarded by `lock`.
+  private let lock = Lock()
+  private var started: UInt64 = 0
+
+  func start() {
+    let now = DispatchTime.now().uptimeNanoseconds
+    lock.withLock { started = now }
+  }
+
+  func stop() -> UInt64 {
+    let now = DispatchTime.now().uptimeNanoseconds
+    return lock.withLock { now &- started }
+  }
+}

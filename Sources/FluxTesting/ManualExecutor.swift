@@ -1,0 +1,90 @@
+import FluxCore
+
+/// An executor whose work waits until the test runs it.
+///
+/// A store on ``executor`` commits nothing by itself: each action waits in this executor's
+/// queue until the test calls ``runNext()`` or ``runAll()``, on the test's own thread. A test of
+/// a store meant for `Executor.mainThread` or a dispatch queue becomes deterministic
+/// and single-threaded, and can look at the state between two steps.
+///
+/// ```swift
+/// let manual = ManualExecutor()
+/// let store = Store<CounterState>(state: .init(), mutations: .init(), executor: manual.executor)
+/// store.actions.increment()
+/// // manual.pendingCount == 1: nothing committed yet
+/// manual.runAll()
+/// // the increment is committed
+/// ```
+///
+/// > Important: Thread-safe: work may be submitted from any thread, and runs on the thread
+/// > that calls ``runNext()`` or ``runAll()``. Work that is never run never runs: a store on
+/// > this executor then keeps its actions waiting, in order, without error.
+public final class ManualExecutor: @unchecked Sendable {
+  // `queue` and `head` are guarded by `lock`; the lock is never held while work runs, nor while
+  // work is released. Slots before `head` were taken and are `nil`.
+  private let lock = Lock()
+  private var queue: [(@Sendable () -> Void)?] = []
+  private var head = 0
+
+  /// Creates an executor with nothing waiting.
+  public init() {}
+
+  /// The executor to give a store, or an `observe(on:)`: it appends each piece of work to this
+  /// executor's queue.
+  public var executor: Executor {
+    Executor { [self] work in lock.withLock { queue.append(work) } }
+  }
+
+  /// How many pieces of work wait to run.
+  public var pendingCount: Int {
+    lock.withLock { queue.count - head }
+  }
+
+  /// Runs the piece of work that has waited longest, if any.
+  ///
+  /// - Returns: `true` if a piece of work ran, `false` if nothing was waiting.
+  @discardableResult
+  public func runNext() -> Bool {
+    guard let work = takeNext() else { return false }
+    work()
+    return true
+  }
+
+  /// Runs waiting work, first submitted first, until nothing waits.
+  ///
+  /// Work submitted while this runs (an action dispatched from a commit, say) runs too, before
+  /// `runAll()` returns.
+  ///
+  /// - Returns: How many pieces of work ran.
+  @discardableResult
+  public func runAll() -> Int {
+    var count = 0
+    while runNext() { count += 1 }
+    return count
+  }
+
+  /// Drops every waiting piece of work without running it.
+  public func discardAll() {
+    let dropped: [(@Sendable () -> Void)?] = lock.withLock {
+      defer {
+        queue = []
+        head = 0
+      }
+      return queue
+    }
+    _ = dropped  // released here, outside the lock
+  }
+
+  private func takeNext() -> (@Sendable () -> Void)? {
+    lock.withLock {
+      guard head < queue.count else { return nil }
+      let work = queue[head].take()
+      head += 1
+      if head == queue.count {
+        queue.removeAll(keepingCapacity: true)
+        head = 0
+      }
+      return work
+    }
+  }
+}

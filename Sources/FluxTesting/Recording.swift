@@ -1,0 +1,108 @@
+import Foundation
+
+/// An action log read back: every line of it, checked, in order.
+///
+/// ```swift
+/// let recording = try Recording(contentsOf: URL(fileURLWithPath: "session.jsonl"))
+/// for entry in recording.entries {
+///   print(entry.store, entry.outcome, try entry.action(as: CounterAction.self))
+/// }
+/// ```
+///
+/// Reading checks every line before it returns, so a bad or cut-short log throws a
+/// ``RecordingError`` that names the line, and nothing else happens. Blank lines are skipped.
+public struct Recording: Sendable {
+  /// One line of the log: one action that a store committed or a middleware cancelled.
+  public struct Entry: Sendable {
+    /// The line of the log, counted from 1.
+    public let line: Int
+    /// The label of the store, as given to ``ActionLog/middleware(label:for:)``.
+    public let store: String
+    /// When the action ended.
+    public let time: Date
+    /// Whether the action was committed or cancelled.
+    public let outcome: ActionOutcome
+    /// How long the commit took, with the hooks around it; `nil` for a cancelled action.
+    public let durationNanoseconds: UInt64?
+    /// The line itself, to decode the action from.
+    let json: Data
+
+    /// Decodes the action, as the store's action type.
+    ///
+    /// - Parameter type: The action type of the store; usually inferred.
+    /// - Returns: The action.
+    /// - Throws: A ``RecordingError`` naming the line when the action is not one of `type`.
+    public func action<Action: Decodable>(as type: Action.Type = Action.self) throws(RecordingError) -> Action {
+      do {
+        return try JSONDecoder().decode(ActionLogBody<Action>.self, from: json).action
+      } catch {
+        throw RecordingError(
+          line: line, "the action is not a \(Action.self) (\(RecordingError.describe(error)))")
+      }
+    }
+  }
+
+  /// The actions of the log, in the order they ended.
+  public let entries: [Entry]
+
+  /// Reads the action log in `text`.
+  ///
+  /// - Parameter text: JSON Lines, as an ``ActionLog`` writes them.
+  /// - Throws: A ``RecordingError`` naming the first bad line.
+  public init(jsonLines text: String) throws(RecordingError) {
+    var entries: [Entry] = []
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    for (index, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
+      let isLast = index == lines.count - 1
+      entries.append(try Self.entry(String(line), number: index + 1, isCutShort: isLast))
+    }
+    self.entries = entries
+  }
+
+  /// Reads the action log in the file at `url`.
+  ///
+  /// - Parameter url: A file that an ``ActionLog`` wrote.
+  /// - Throws: A ``RecordingError`` when the file cannot be read, or naming its first bad line.
+  public init(contentsOf url: URL) throws(RecordingError) {
+    let data: Data
+    do {
+      data = try Data(contentsOf: url)
+    } catch {
+      throw RecordingError(line: nil, "cannot read \(url.path): \(error.localizedDescription)")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw RecordingError(line: nil, "\(url.path) is not UTF-8 text")
+    }
+    try self.init(jsonLines: text)
+  }
+
+  private static func entry(_ line: String, number: Int, isCutShort: Bool) throws(RecordingError) -> Entry {
+    let json = Data(line.utf8)
+    let header: ActionLogHeader
+    do {
+      header = try JSONDecoder().decode(ActionLogHeader.self, from: json)
+    } catch {
+      if let failure = try? JSONDecoder().decode([String: String].self, from: json)["error"] {
+        throw RecordingError(line: number, "the log has an error here: \(failure)")
+      }
+      if isCutShort, (try? JSONSerialization.jsonObject(with: json)) == nil {
+        throw RecordingError(line: number, "the line is cut short: the log ends in the middle of it")
+      }
+      throw RecordingError(line: number, "not an action of the log (\(RecordingError.describe(error)))")
+    }
+    guard let time = LogTime.date(from: header.time) else {
+      throw RecordingError(line: number, "\"time\" is not an ISO 8601 time: \(header.time)")
+    }
+    guard (try? JSONDecoder().decode(ActionLogBody<IgnoredValue>.self, from: json)) != nil else {
+      throw RecordingError(line: number, "\"action\" is missing")
+    }
+    return Entry(
+      line: number, store: header.store, time: time, outcome: header.outcome,
+      durationNanoseconds: header.durationNanoseconds, json: json)
+  }
+}
+
+/// Any JSON value, not looked at.
+private struct IgnoredValue: Decodable {
+  init(from decoder: any Decoder) throws {}
+}

@@ -1,0 +1,201 @@
+import FluxCore
+
+extension StoreTester {
+  /// Dispatches `action`, then asserts which actions the store committed and cancelled, and,
+  /// if given, that `state` holds.
+  ///
+  /// ```swift
+  /// await tester.dispatch(.add(2))  // committed [.add(2)], nothing cancelled
+  /// await tester.dispatch(.add(-1), committed: [], cancelled: [.add(-1)])
+  /// await tester.dispatch(.reset, committed: [.reset, .add(10)]) { $0.count.value == 10 }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - action: The action to dispatch.
+  ///   - committed: Every action the store should have committed since the previous
+  ///     assertion, in order; `[action]` by default.
+  ///   - cancelled: Every action middleware should have cancelled since the previous assertion,
+  ///     in order; none by default.
+  ///   - isolation: The caller's isolation, where `state` runs; leave the default.
+  ///   - fileID: The caller's file, for the failure; leave the default.
+  ///   - filePath: The caller's file path, for the failure; leave the default.
+  ///   - line: The caller's line, for the failure; leave the default.
+  ///   - column: The caller's column, for the failure; leave the default.
+  ///   - state: A test of the state afterwards, read through `Computed`.
+  public func dispatch(
+    _ action: State.Action,
+    committed: [State.Action]? = nil,
+    cancelled: [State.Action] = [],
+    isolation: isolated (any Actor)? = #isolation,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column,
+    state: ((Computed<State>) -> Bool)? = nil
+  ) async {
+    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    store.actions.dispatch(action: action)
+    let context = "after dispatching \(action)"
+    await check(context, committed: committed ?? [action], cancelled: cancelled, isolation: isolation, at: site)
+    if let state { check(context, state: state, at: site) }
+  }
+
+  /// Dispatches `action`, then asserts which actions the store committed and cancelled, and
+  /// what `reading` reads from the state afterwards.
+  ///
+  /// ```swift
+  /// await tester.dispatch(.add(2), reading: \.count.value, equals: 2)
+  /// // fails with: after dispatching add(2): the state reads 3, expected 2
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - action: The action to dispatch.
+  ///   - committed: Every action the store should have committed since the previous
+  ///     assertion, in order; `[action]` by default.
+  ///   - cancelled: Every action middleware should have cancelled since the previous assertion,
+  ///     in order; none by default.
+  ///   - reading: What to read from the state afterwards: a key path of
+  ///     `Computed`, or a closure.
+  ///   - expected: What it should read.
+  ///   - isolation: The caller's isolation, where `reading` runs; leave the default.
+  ///   - fileID: The caller's file, for the failure; leave the default.
+  ///   - filePath: The caller's file path, for the failure; leave the default.
+  ///   - line: The caller's line, for the failure; leave the default.
+  ///   - column: The caller's column, for the failure; leave the default.
+  public func dispatch<Value: Equatable>(
+    _ action: State.Action,
+    committed: [State.Action]? = nil,
+    cancelled: [State.Action] = [],
+    reading: (Computed<State>) -> Value,
+    equals expected: Value,
+    isolation: isolated (any Actor)? = #isolation,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    store.actions.dispatch(action: action)
+    let context = "after dispatching \(action)"
+    await check(context, committed: committed ?? [action], cancelled: cancelled, isolation: isolation, at: site)
+    check(context, reading: reading, equals: expected, at: site)
+  }
+
+  /// Asserts which actions the store committed and cancelled since the previous assertion,
+  /// without dispatching: actions that came from elsewhere, such as a global dispatch or a
+  /// held action that a middleware let go later.
+  ///
+  /// - Parameters:
+  ///   - committed: Every action the store should have committed, in order.
+  ///   - cancelled: Every action middleware should have cancelled, in order.
+  ///   - isolation: The caller's isolation; leave the default.
+  ///   - fileID: The caller's file, for the failure; leave the default.
+  ///   - filePath: The caller's file path, for the failure; leave the default.
+  ///   - line: The caller's line, for the failure; leave the default.
+  ///   - column: The caller's column, for the failure; leave the default.
+  public func expect(
+    committed: [State.Action] = [],
+    cancelled: [State.Action] = [],
+    isolation: isolated (any Actor)? = #isolation,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    await check(
+      "since the previous assertion", committed: committed, cancelled: cancelled, isolation: isolation, at: site)
+  }
+
+  /// Asserts what `reading` reads from the state now.
+  ///
+  /// - Parameters:
+  ///   - reading: What to read: a key path of `Computed`, or a closure.
+  ///   - expected: What it should read.
+  ///   - fileID: The caller's file, for the failure; leave the default.
+  ///   - filePath: The caller's file path, for the failure; leave the default.
+  ///   - line: The caller's line, for the failure; leave the default.
+  ///   - column: The caller's column, for the failure; leave the default.
+  public func expect<Value: Equatable>(
+    reading: (Computed<State>) -> Value,
+    equals expected: Value,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    check("now", reading: reading, equals: expected, at: site)
+  }
+
+  /// Asserts that no action is left that an assertion did not cover, and that no work waits on
+  /// the tester's ``ManualExecutor``. Call it at the end of a test.
+  ///
+  /// - Parameters:
+  ///   - fileID: The caller's file, for the failure; leave the default.
+  ///   - filePath: The caller's file path, for the failure; leave the default.
+  ///   - line: The caller's line, for the failure; leave the default.
+  ///   - column: The caller's column, for the failure; leave the default.
+  public func finish(
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    if let manual, manual.pendingCount > 0 {
+      fail("at the end of the test, \(manual.pendingCount) pieces of work still wait on the manual executor", at: site)
+    }
+    let left = recorder.takeAll()
+    if !left.isEmpty {
+      fail("at the end of the test, actions no assertion covered: \(describe(left))", at: site)
+    }
+  }
+
+  // MARK: Checks
+
+  private func check(
+    _ context: String, committed: [State.Action], cancelled: [State.Action],
+    isolation: isolated (any Actor)?, at site: CallSite
+  ) async {
+    let records = await settle(expecting: committed.count + cancelled.count, isolation: isolation)
+    let actualCommitted = records.compactMap { if case .committed(let action) = $0 { action } else { nil } }
+    let actualCancelled = records.compactMap { if case .cancelled(let action) = $0 { action } else { nil } }
+    if actualCommitted != committed {
+      fail(
+        "\(context): the store committed \(list(actualCommitted)), expected \(list(committed))", at: site)
+    }
+    if actualCancelled != cancelled {
+      fail(
+        "\(context): middleware cancelled \(list(actualCancelled)), expected \(list(cancelled))", at: site)
+    }
+  }
+
+  private func check(_ context: String, state: (Computed<State>) -> Bool, at site: CallSite) {
+    if !state(store.computed) {
+      fail("\(context): the state is not as expected; it is \(store.computed.state)", at: site)
+    }
+  }
+
+  private func check<Value: Equatable>(
+    _ context: String, reading: (Computed<State>) -> Value, equals expected: Value, at site: CallSite
+  ) {
+    let actual = reading(store.computed)
+    if actual != expected {
+      fail("\(context): the state reads \(actual), expected \(expected)", at: site)
+    }
+  }
+
+  private func list(_ actions: [State.Action]) -> String {
+    "[" + actions.map { "\($0)" }.joined(separator: ", ") + "]"
+  }
+
+  private func describe(_ records: [TesterRecorder<State>.Record]) -> String {
+    records.map { record in
+      switch record {
+      case .committed(let action): "committed \(action)"
+      case .cancelled(let action): "cancelled \(action)"
+      }
+    }.joined(separator: ", ")
+  }
+}

@@ -1,0 +1,117 @@
+import Dispatch
+import FluxCore
+
+/// A store made for tests: dispatch an action and assert, in one call, what the store
+/// committed, what middleware cancelled, and what the state reads afterwards.
+///
+/// ```swift
+/// @Test func addingTwice() async {
+///   let tester = StoreTester<CounterState>(state: .init(), mutations: .init())
+///   await tester.dispatch(.add(2), reading: \.count.value, equals: 2)
+///   await tester.dispatch(.add(3)) { $0.count.value == 5 }
+///   tester.finish()
+/// }
+/// ```
+///
+/// The tester makes a `Store` and installs, last in its middleware list, a
+/// middleware that records every action it commits or cancels. Each assertion covers the
+/// actions recorded since the previous one, exhaustively: an action the store committed that no
+/// assertion names (one a mutation or a middleware dispatched, or a global dispatch) fails the
+/// next assertion, and ``finish(fileID:filePath:line:column:)`` fails if any is left.
+///
+/// A failed assertion names the action and shows what was expected against what happened. It
+/// is reported at the caller's file and line, through Swift Testing's `Issue.record` inside a
+/// Swift Testing test, and through `XCTFail` otherwise.
+///
+/// > Important: On `Executor.immediate` and on a ``ManualExecutor`` (which the tester runs
+/// > before each assertion) every assertion is deterministic and single-threaded. Without a
+/// > manual executor, an assertion that finds fewer actions than it expects waits for them (a
+/// > commit on another thread, a held action that a middleware lets go later), for at most
+/// > `timeout` seconds, then compares.
+public final class StoreTester<State: FluxCore.State>: Sendable where State.Action: Equatable {
+  /// The store under test.
+  public let store: Store<State>
+  let recorder: TesterRecorder<State>
+  let manual: ManualExecutor?
+  let timeout: Double
+
+  /// Creates a store of `state` on `executor`, with `middlewares`, and records what it does.
+  ///
+  /// - Parameters:
+  ///   - state: The state to test.
+  ///   - mutations: Its mutations.
+  ///   - executor: Where the store commits; `Executor.immediate` by default.
+  ///   - middlewares: The store's own middleware, first given first; the tester's recorder
+  ///     comes after them.
+  ///   - timeout: How long, in seconds, an assertion waits for actions it expects that have not
+  ///     ended yet.
+  public init(
+    state: State,
+    mutations: State.Mutations,
+    executor: Executor = .immediate,
+    middlewares: [AnyMiddleware<State>] = [],
+    timeout: Double = 5
+  ) {
+    self.recorder = TesterRecorder()
+    self.store = Store(
+      state: state, mutations: mutations, executor: executor, middlewares: middlewares + [AnyMiddleware(recorder)])
+    self.manual = nil
+    self.timeout = timeout
+  }
+
+  /// Creates a store of `state` that commits on `executor`, which the tester runs after each
+  /// dispatch.
+  ///
+  /// ```swift
+  /// let manual = ManualExecutor()
+  /// let tester = StoreTester<CounterState>(state: .init(), mutations: .init(), executor: manual)
+  /// tester.store.actions.increment()
+  /// // nothing committed yet: manual.pendingCount == 1
+  /// await tester.dispatch(.add(2), committed: [.increment, .add(2)])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The state to test.
+  ///   - mutations: Its mutations.
+  ///   - executor: The executor the store commits on; the tester calls its
+  ///     ``ManualExecutor/runAll()`` before each assertion.
+  ///   - middlewares: The store's own middleware, first given first; the tester's recorder
+  ///     comes after them.
+  public init(
+    state: State,
+    mutations: State.Mutations,
+    executor: ManualExecutor,
+    middlewares: [AnyMiddleware<State>] = []
+  ) {
+    self.recorder = TesterRecorder()
+    self.store = Store(
+      state: state, mutations: mutations, executor: executor.executor,
+      middlewares: middlewares + [AnyMiddleware(recorder)])
+    self.manual = executor
+    self.timeout = 0
+  }
+
+  /// Dispatches to the store under test, like `store.actions`, without asserting anything.
+  public var actions: Actions<State> {
+    store.actions
+  }
+
+  /// Reads the state of the store under test, like `store.computed`.
+  public var computed: Computed<State> {
+    store.computed
+  }
+
+  /// Runs the manual executor, or waits until `count` records are there or the timeout
+  /// passes; then takes every record.
+  func settle(expecting count: Int, isolation: isolated (any Actor)?) async -> [TesterRecorder<State>.Record] {
+    if let manual {
+      manual.runAll()
+    } else {
+      let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeout, 0) * 1e9)
+      while recorder.count < count && DispatchTime.now().uptimeNanoseconds < deadline {
+        try? await Task.sleep(nanoseconds: 1_000_000)
+      }
+    }
+    return recorder.takeAll()
+  }
+}

@@ -1,0 +1,73 @@
+import FluxCore
+
+/// The states one store went through in a ``Recording``, to set a live store back to any of
+/// them: ``goTo(_:in:)`` sets it to the state after the first `k` actions of the recording.
+///
+/// ```swift
+/// let travel = try TimeTravel(recording, label: "counter", from: CounterState(), mutations: .init())
+/// await travel.goTo(3, in: store)  // the state after the log's first three actions
+/// await travel.goTo(0, in: store)  // the state before any
+/// ```
+///
+/// It replays the store's committed actions once, into a store of its own made from the given
+/// state, and keeps a ``Snapshotting/snapshot`` after each action of the log (actions of other
+/// stores leave it as it was). Going to a point then dispatches
+/// ``Snapshotting/restore(_:)``: the live store commits it like any action, through its
+/// middleware.
+public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Decodable {
+  /// The snapshots: the first before any action, then one after each action of the recording.
+  public let snapshots: [State.Snapshot]
+
+  /// Replays the actions labelled `label` into a store of `state`, keeping a snapshot after
+  /// each action of the recording.
+  ///
+  /// - Parameters:
+  ///   - recording: The log.
+  ///   - label: The label of the store whose states to keep.
+  ///   - state: A fresh state, as the recorded store began; consumed by the replay.
+  ///   - mutations: Its mutations.
+  /// - Throws: A ``RecordingError`` naming the line of an action that is not one of `State`.
+  public init(_ recording: Recording, label: String, from state: State, mutations: State.Mutations)
+    throws(RecordingError)
+  {
+    let store = Store<State>(state: state, mutations: mutations, executor: .immediate)
+    var snapshots = [state.snapshot]
+    var actions: [State.Action?] = []
+    for entry in recording.entries {
+      let mine = entry.store == label && entry.outcome == .committed
+      actions.append(mine ? try entry.action(as: State.Action.self) : nil)
+    }
+    for action in actions {
+      if let action { store.actions.dispatch(action: action) }
+      snapshots.append(state.snapshot)
+    }
+    self.snapshots = snapshots
+  }
+
+  /// How many actions the recording holds: ``goTo(_:in:)`` takes `0...count`.
+  public var count: Int {
+    snapshots.count - 1
+  }
+
+  /// The snapshot after the first `k` actions of the recording.
+  ///
+  /// - Parameter k: How many actions, from `0` to ``count``.
+  /// - Returns: The snapshot.
+  public func snapshot(after k: Int) -> State.Snapshot {
+    precondition(
+      snapshots.indices.contains(k), "TimeTravel: no point \(k) in a recording of \(count) actions (0...\(count))")
+    return snapshots[k]
+  }
+
+  /// Sets `store` to the state after the first `k` actions of the recording, by dispatching the
+  /// restore action, and waits for its commit.
+  ///
+  /// - Parameters:
+  ///   - k: How many actions, from `0` to ``count``.
+  ///   - store: The store to set.
+  /// - Returns: Whether the store committed the restore (a middleware may cancel it).
+  @discardableResult
+  public func goTo(_ k: Int, in store: Store<State>) async -> Bool {
+    await store.actions.dispatchAndWait(action: State.restore(snapshot(after: k)))
+  }
+}

@@ -1,0 +1,49 @@
+import FluxCore
+import FluxReactive
+import FluxTesting
+import Testing
+
+@Suite("LeakTracker")
+struct LeakTrackerTests {
+  @Test("objects freed by the end of the body pass")
+  func freedObjectsPass() async {
+    withLeakTracking { leaks in
+      let store = leaks.track(Store<CounterState>(state: .init(), mutations: .init(), executor: .immediate))
+      let sink = leaks.track(Sink<Int>())
+      let observation = sink.signal.observe { store.actions.dispatch(action: .add($0)) }
+      sink.send(value: 2)
+      observation.dispose()
+    }
+    await withLeakTracking { leaks in
+      let store = leaks.track(Store<CounterState>(state: .init(), mutations: .init(), executor: .queue(.global())))
+      await store.actions.dispatchAndWait(action: .add(1))
+    }
+  }
+
+  @Test("an object still held after the body fails the test, naming its type and where it was tracked")
+  func heldObjectFails() {
+    var kept: [AnyObject] = []
+    let line = #line + 3
+    withKnownIssue {
+      withLeakTracking { leaks in
+        kept.append(leaks.track(Variable(1)))
+      }
+    } matching: { issue in
+      let text = issue.comments.map(\.rawValue).joined()
+      return text.hasPrefix(
+        "Variable<Int>, tracked at FluxTestingTests/LeakTrackerTests.swift:\(line), outlived the test")
+        && issue.sourceLocation?.line == line
+    }
+    #expect(kept.count == 1)
+  }
+
+  @Test("an observer that captures its own sink is a cycle, and is caught")
+  func cycleFails() {
+    withKnownIssue {
+      withLeakTracking { leaks in
+        let sink = leaks.track(Sink<Int>())
+        _ = sink.signal.observe { _ in _ = sink }
+      }
+    }
+  }
+}

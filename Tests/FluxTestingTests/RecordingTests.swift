@@ -1,0 +1,76 @@
+import FluxTesting
+import Foundation
+import Testing
+
+@Suite("Recording")
+struct RecordingTests {
+  static let good = """
+    {"action":{"add":{"_0":2}},"durationNanoseconds":1500,"outcome":"committed","store":"a","time":"2026-11-23T03:07:49.123Z"}
+    {"action":{"add":{"_0":-1}},"outcome":"cancelled","store":"a","time":"2026-11-23T03:07:49.124Z"}
+
+    {"action":{"reset":{}},"durationNanoseconds":900,"outcome":"committed","store":"b","time":"2026-11-23T03:07:50.000Z"}
+
+    """
+
+  @Test("reads each line: store, outcome, duration, time, and the action as its own type")
+  func readsLines() throws {
+    let recording = try Recording(jsonLines: Self.good)
+    #expect(recording.entries.map(\.line) == [1, 2, 4])
+    #expect(recording.entries.map(\.store) == ["a", "a", "b"])
+    #expect(recording.entries.map(\.outcome) == [.committed, .cancelled, .committed])
+    #expect(recording.entries.map(\.durationNanoseconds) == [1500, nil, 900])
+    #expect(try recording.entries.map { try $0.action(as: CounterAction.self) } == [.add(2), .add(-1), .reset])
+    #expect(recording.entries[0].time.timeIntervalSince1970.truncatingRemainder(dividingBy: 1) > 0.12)
+  }
+
+  @Test(
+    "a bad line throws an error that names it",
+    arguments: [
+      (
+        "{\"action\":{\"reset\":{}},\"outcome\":\"committed\",\"time\":\"2026-11-23T03:07:49.123Z\"}\n", 1,
+        "\"store\" is missing"
+      ),
+      ("not json\n", 1, "not JSON"),
+      (
+        "{\"action\":{\"reset\":{}},\"outcome\":\"maybe\",\"store\":\"a\",\"time\":\"2026-11-23T03:07:49.123Z\"}\n", 1,
+        "\"outcome\""
+      ),
+      (
+        "{\"action\":{\"reset\":{}},\"outcome\":\"committed\",\"store\":\"a\",\"time\":\"yesterday\"}\n", 1,
+        "\"time\" is not an ISO 8601 time"
+      ),
+      (
+        "{\"outcome\":\"committed\",\"store\":\"a\",\"time\":\"2026-11-23T03:07:49.123Z\"}\n", 1,
+        "\"action\" is missing"
+      ),
+    ])
+  func badLine(text: String, line: Int, message: String) {
+    let error = #expect(throws: RecordingError.self) { try Recording(jsonLines: Self.good + text) }
+    #expect(error?.line == line + 4)
+    #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+  }
+
+  @Test("a log cut short in the middle of its last line says so, with the line")
+  func truncated() {
+    let cut = String(Self.good.dropLast(40))
+    let error = #expect(throws: RecordingError.self) { try Recording(jsonLines: cut) }
+    #expect(error?.description == "line 4: the line is cut short: the log ends in the middle of it")
+  }
+
+  @Test("an action of another type is an error naming the line")
+  func wrongActionType() throws {
+    let recording = try Recording(jsonLines: Self.good)
+    let error = #expect(throws: RecordingError.self) { try recording.entries[2].action(as: Int.self) }
+    #expect(error?.line == 4)
+    #expect(error?.message.hasPrefix("the action is not a Int") == true)
+  }
+
+  @Test("a file that does not exist is an error naming it")
+  func missingFile() {
+    let error = #expect(throws: RecordingError.self) {
+      try Recording(contentsOf: URL(fileURLWithPath: "/nonexistent/session.jsonl"))
+    }
+    #expect(error?.line == nil)
+    #expect(error?.message.hasPrefix("cannot read /nonexistent/session.jsonl") == true)
+  }
+}

@@ -1,0 +1,75 @@
+import FluxCore
+import FluxTesting
+import Testing
+
+@Suite("Replay")
+struct ReplayTests {
+  /// A session of two stores, recorded.
+  static func session() throws -> Recording {
+    let lines = Lines()
+    let log = ActionLog(output: lines.output)
+    let a = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate,
+      middlewares: [AnyMiddleware(NoNegativeAmounts()), log.middleware(label: "a")])
+    let b = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "b")])
+    a.actions.dispatch(action: .add(2))
+    b.actions.dispatch(action: .set(10))
+    a.actions.dispatch(action: .add(-5))  // cancelled
+    b.actions.dispatch(action: .add(1))
+    a.actions.dispatch(action: .add(3))
+    return try Recording(jsonLines: lines.text)
+  }
+
+  @Test("dispatches the committed actions into fresh stores by label, and they read as the recorded ones")
+  func reproduces() async throws {
+    let a = StoreTester<CounterState>(state: .init(), mutations: .init())
+    let b = StoreTester<CounterState>(state: .init(), mutations: .init())
+    let replay = Replay(try Self.session())
+    replay.route("a", to: a.actions)
+    replay.route("b", to: b.actions)
+    #expect(try await replay.run() == 4)
+    await a.expect(committed: [.add(2), .add(3)])
+    await b.expect(committed: [.set(10), .add(1)])
+    a.expect(reading: \.count.value, equals: 5)
+    b.expect(reading: \.count.value, equals: 11)
+  }
+
+  @Test("a label with no route is an error naming its line, and nothing is dispatched")
+  func unknownLabel() async throws {
+    let a = StoreTester<CounterState>(state: .init(), mutations: .init())
+    let replay = Replay(try Self.session())
+    replay.route("a", to: a.actions)
+    let error = await #expect(throws: RecordingError.self) { try await replay.run() }
+    #expect(error?.description == "line 2: no store to replay \"b\" into")
+    a.finish()
+  }
+
+  @Test("an action that does not decode is an error naming its line, and nothing is dispatched")
+  func badAction() async throws {
+    let text = """
+      {"action":{"reset":{}},"durationNanoseconds":1,"outcome":"committed","store":"a","time":"2026-11-23T03:07:49.123Z"}
+      {"action":{"jump":{}},"durationNanoseconds":1,"outcome":"committed","store":"a","time":"2026-11-23T03:07:49.123Z"}
+
+      """
+    let a = StoreTester<CounterState>(state: .init(), mutations: .init())
+    let replay = Replay(try Recording(jsonLines: text))
+    replay.route("a", to: a.actions)
+    let error = await #expect(throws: RecordingError.self) { try await replay.run() }
+    #expect(error?.line == 2)
+    a.finish()
+  }
+
+  @Test("a resolving route finds each store when its action's turn comes")
+  func resolving() async throws {
+    let a = StoreTester<CounterState>(state: .init(), mutations: .init())
+    let b = StoreTester<CounterState>(state: .init(), mutations: .init())
+    let replay = Replay(try Self.session())
+    replay.route(
+      CounterState.self, labels: { $0.count == 1 },
+      to: { label in label == "a" ? a.actions : label == "b" ? b.actions : nil })
+    try await replay.run()
+    a.expect(reading: \.count.value, equals: 5)
+    b.expect(reading: \.count.value, equals: 11)
+  }
+}

@@ -1,0 +1,113 @@
+import Dispatch
+import FluxCore
+import FluxTesting
+import Testing
+
+@Suite("StoreTester")
+struct StoreTesterTests {
+  @Test("an action's commit and the state it leaves are asserted in one call")
+  func dispatchAsserts() async {
+    let tester = StoreTester<CounterState>(state: .init(), mutations: .init())
+    await tester.dispatch(.add(2), reading: \.count.value, equals: 2)
+    await tester.dispatch(.add(3)) { $0.count.value == 5 }
+    await tester.dispatch(.reset, committed: [.reset])
+    tester.expect(reading: \.count.value, equals: 0)
+    tester.finish()
+  }
+
+  @Test("actions cancelled by middleware are asserted apart from those committed")
+  func cancelled() async {
+    let tester = StoreTester<CounterState>(
+      state: .init(), mutations: .init(), middlewares: [AnyMiddleware(NoNegativeAmounts())])
+    await tester.dispatch(.add(-1), committed: [], cancelled: [.add(-1)], reading: \.count.value, equals: 0)
+    tester.finish()
+  }
+
+  @Test("follow-up actions must be listed: the assertion covers every commit since the previous one")
+  func followUps() async {
+    let refill = RefillAfterReset()
+    let tester = StoreTester<CounterState>(
+      state: .init(), mutations: .init(), middlewares: [AnyMiddleware(refill)])
+    refill.serve(tester.actions)
+    await tester.dispatch(.reset, committed: [.reset, .add(10)], reading: \.count.value, equals: 10)
+    tester.finish()
+  }
+
+  @Test("a wrong list of commits fails, naming the action, expected against actual, at the caller's line")
+  func failureNamesActionAndLine() async {
+    let tester = StoreTester<CounterState>(state: .init(), mutations: .init())
+    let line = #line + 2
+    await withKnownIssue {
+      await tester.dispatch(.add(2), committed: [.add(3)])
+    } matching: { issue in
+      let text = issue.comments.map(\.rawValue).joined()
+      return text == "after dispatching add(2): the store committed [add(2)], expected [add(3)]"
+        && issue.sourceLocation?.line == line && issue.sourceLocation?.fileID == #fileID
+    }
+  }
+
+  @Test("a wrong state fails and shows what it reads against what was expected")
+  func failureShowsState() async {
+    let tester = StoreTester<CounterState>(state: .init(), mutations: .init())
+    await withKnownIssue {
+      await tester.dispatch(.add(2), reading: \.count.value, equals: 3)
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined() == "after dispatching add(2): the state reads 2, expected 3"
+    }
+    await withKnownIssue {
+      await tester.dispatch(.add(1)) { $0.count.value == 0 }
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined()
+        == "after dispatching add(1): the state is not as expected; it is CounterState(count: 3)"
+    }
+  }
+
+  @Test("finish fails for an action no assertion covered")
+  func finishReportsLeftovers() async {
+    let tester = StoreTester<CounterState>(state: .init(), mutations: .init())
+    tester.actions.dispatch(action: .set(7))  // straight to the store: no assertion covers it
+    withKnownIssue {
+      tester.finish()
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().hasPrefix("at the end of the test, actions no assertion covered:")
+    }
+  }
+
+  @Test("with a manual executor, the tester runs the waiting work before it asserts")
+  func manualExecutor() async {
+    let manual = ManualExecutor()
+    let tester = StoreTester<CounterState>(state: .init(), mutations: .init(), executor: manual)
+    tester.actions.dispatch(action: .add(1))
+    #expect(manual.pendingCount == 1)
+    tester.expect(reading: \.count.value, equals: 0)
+    await tester.dispatch(.add(2), committed: [.add(1), .add(2)], reading: \.count.value, equals: 3)
+    tester.finish()
+  }
+
+  @Test("on a queue, an assertion waits for the commits it expects")
+  func queueExecutor() async {
+    let tester = StoreTester<CounterState>(
+      state: .init(), mutations: .init(), executor: .queue(DispatchQueue(label: "tester")))
+    await tester.dispatch(.add(5), reading: \.count.value, equals: 5)
+    tester.actions.dispatch(action: .add(1))
+    await tester.expect(committed: [.add(1)])
+    tester.expect(reading: \.count.value, equals: 6)
+    tester.finish()
+  }
+
+  @Test("an action held by a middleware and let go later from another thread is waited for")
+  func heldAction() async {
+    let tester = StoreTester<CounterState>(
+      state: .init(), mutations: .init(), middlewares: [AnyMiddleware(LaterOnAnotherThread())])
+    await tester.dispatch(.add(1), reading: \.count.value, equals: 1)
+    tester.finish()
+  }
+
+  @Test("on the main thread, from the main actor")
+  @MainActor
+  func mainThreadExecutor() async {
+    let tester = StoreTester<CounterState>(state: .init(), mutations: .init(), executor: .mainThread)
+    await tester.dispatch(.add(4), reading: \.count.value, equals: 4)
+    tester.finish()
+  }
+}
