@@ -8,13 +8,15 @@ let package = Package(
     .library(name: "FluxCore", targets: ["FluxCore"]),
     .library(name: "FluxReactive", targets: ["FluxReactive"]),
     .library(name: "FluxTesting", targets: ["FluxTesting"]),
+    .library(name: "FluxDevtools", targets: ["FluxDevtools"]),
   ],
   dependencies: [],
   targets: [
     .target(name: "FluxCore"),
     .target(name: "FluxReactive", dependencies: ["FluxCore"]),
-    // The test kit and devtools: unlike the two libraries, it may import Foundation, XCTest, Testing.
-    .target(name: "FluxTesting", dependencies: ["FluxCore", "FluxReactive"]),
+    // The devtools import Foundation; the test kit also XCTest and Testing, and re-exports them.
+    .target(name: "FluxDevtools", dependencies: ["FluxCore"]),
+    .target(name: "FluxTesting", dependencies: ["FluxCore", "FluxReactive", "FluxDevtools"]),
     .testTarget(name: "FluxCoreTests", dependencies: ["FluxCore"]),
     .testTarget(name: "FluxReactiveTests", dependencies: ["FluxReactive", "FluxCore"]),
     .testTarget(name: "FluxTestingTests", dependencies: ["FluxTesting", "FluxReactive", "FluxCore"]),
@@ -22,7 +24,7 @@ let package = Package(
 
     // Examples: `swift run todo`, `swift run Counter`, … (README.md, "Examples").
     .executableTarget(
-      name: "todo", dependencies: ["FluxCore", "FluxReactive", "FluxTesting"], path: "Examples/Todo"),
+      name: "todo", dependencies: ["FluxCore", "FluxReactive", "FluxDevtools"], path: "Examples/Todo"),
     .executableTarget(name: "Counter", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/Counter"),
     .executableTarget(name: "EventBus", dependencies: ["FluxCore"], path: "Examples/EventBus"),
     .executableTarget(name: "BringYourOwnReactive", dependencies: ["FluxCore"], path: "Examples/BringYourOwnReactive"),

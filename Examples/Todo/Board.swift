@@ -1,6 +1,6 @@
 import FluxCore
+import FluxDevtools
 import FluxReactive
-import FluxTesting
 import Foundation
 
 /// The app: a store for the set of lists, a store per list, a store for saving, and the

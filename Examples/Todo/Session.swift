@@ -1,5 +1,5 @@
 import FluxCore
-import FluxTesting
+import FluxDevtools
 import Foundation
 
 /// The command line's options.

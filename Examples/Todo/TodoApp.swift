@@ -1,5 +1,5 @@
 import FluxCore
-import FluxTesting
+import FluxDevtools
 import Foundation
 
 /// `todo`: todo lists in the terminal, one store per list.

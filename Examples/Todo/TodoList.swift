@@ -1,6 +1,6 @@
 import FluxCore
+import FluxDevtools
 import FluxReactive
-import FluxTesting
 
 /// One item of a todo list.
 struct TodoItem: Codable, Equatable, Sendable {

@@ -1,0 +1,2 @@
+// The devtools (action log, replay, time travel) come with the test kit.
+@_exported import FluxDevtools
