@@ -60,7 +60,11 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
   /// - Parameter disposable: The disposable to keep.
   public func add(disposable: any Disposable) {
     if disposable.isDisposed { return }
-    enum Outcome { case kept, rejected, prune([any Disposable]) }
+    enum Outcome {
+      case kept
+      case rejected
+      case prune([any Disposable])
+    }
     let outcome: Outcome = lock.withLock {
       if disposed { return .rejected }
       disposables.append(disposable)
