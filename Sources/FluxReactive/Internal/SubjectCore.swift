@@ -12,6 +12,9 @@ struct Observer<Value> {
   }
 }
 
+/// The value lock of every ``Sink``'s core: a sink has no value, so nobody takes it.
+private let unusedValueLock = RecursiveLock()
+
 /// The observers of a ``Sink`` or ``Variable`` and the serialized delivery of values to them.
 ///
 /// Delivery runs with `lock` held, so deliveries of one subject never overlap and a sender on
@@ -50,9 +53,6 @@ struct Observer<Value> {
 /// the core carries `specializedRemove`: `remove(_:)` as compiled where the core was made (the
 /// `@inlinable` initializers of ``Sink`` and ``Variable``): generic, a disposal spends most of
 /// its time looking up metadata (W5: about 600 ns per subscribe-dispose pair against 80).
-/// The value lock of every ``Sink``'s core: a sink has no value, so nobody takes it.
-private let unusedValueLock = RecursiveLock()
-
 @usableFromInline
 final class SubjectCore<Value>: @unchecked Sendable {
   // Every mutable property below is guarded by `lock`, which serializes every access; they opt
