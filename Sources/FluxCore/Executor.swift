@@ -35,6 +35,9 @@ public struct Executor: Sendable {
 
   /// Runs work on the main queue: inline when already there with no ``mainThread`` work
   /// pending, otherwise enqueued, in submission order across the whole process.
+  ///
+  /// Work submitted from inside running ``mainThread`` work is never nested inside it: it runs
+  /// right after the current work, before the call that started that work returns.
   public static var mainThread: Executor { Executor(kind: .mainThread) }
 
   /// Enqueues work asynchronously on `queue`.

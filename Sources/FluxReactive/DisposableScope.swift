@@ -13,21 +13,31 @@ import FluxCore
 ///
 /// > Important: Thread-safe. A disposable added after the scope was disposed is disposed at
 /// > once. Disposables are disposed outside the scope's lock, in the order they were added.
+/// > The scope keeps no disposable that is already disposed: one added disposed is dropped,
+/// > and those disposed since they were added are dropped from time to time as others are
+/// > added, so a long-lived scope with many short observations does not grow.
 public final class DisposableScope: Disposable, @unchecked Sendable {
   private let lock = Lock()
   // Guarded by `lock`.
   private var disposables: [any Disposable] = []
   // Guarded by `lock`.
   private var disposed = false
+  /// The count at which `add` next drops what has been disposed since; twice what was left
+  /// after the last pruning, so pruning costs O(1) amortised per add. Guarded by `lock`.
+  private var pruneThreshold = DisposableScope.minimumPruneThreshold
+  /// Whether a thread is pruning (outside the lock). Guarded by `lock`.
+  private var isPruning = false
+
+  private static let minimumPruneThreshold = 32
 
   /// Creates an empty scope.
   public init() {}
 
-  /// Creates a scope that holds `disposables`.
+  /// Creates a scope that holds `disposables`, except those already disposed.
   ///
   /// - Parameter disposables: The disposables to keep.
   public init<S: Sequence>(_ disposables: S) where S.Element == any Disposable {
-    self.disposables = Array(disposables)
+    self.disposables = disposables.filter { !$0.isDisposed }
   }
 
   deinit {
@@ -39,17 +49,59 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
     lock.withLock { disposed }
   }
 
+  /// The number of disposables kept, for tests and diagnostics.
+  var count: Int {
+    lock.withLock { disposables.count }
+  }
+
   /// Keeps `disposable` until the scope is disposed; disposes it at once if that happened
-  /// already.
+  /// already. A disposable that is already disposed is not kept.
   ///
   /// - Parameter disposable: The disposable to keep.
   public func add(disposable: any Disposable) {
-    let accepted = lock.withLock {
-      if disposed { return false }
-      disposables.append(disposable)
-      return true
+    if disposable.isDisposed { return }
+    enum Outcome {
+      case kept
+      case rejected
+      case prune([any Disposable])
     }
-    if !accepted { disposable.dispose() }
+    let outcome: Outcome = lock.withLock {
+      if disposed { return .rejected }
+      disposables.append(disposable)
+      guard disposables.count >= pruneThreshold, !isPruning else { return .kept }
+      isPruning = true
+      return .prune(disposables)
+    }
+    switch outcome {
+    case .kept: break
+    case .rejected: disposable.dispose()
+    case .prune(let snapshot): prune(snapshot)
+    }
+  }
+
+  /// Drops the disposed ones among `snapshot`, the first kept disposables; asks each whether it
+  /// is disposed outside the lock (a disposable may take locks of its own).
+  private func prune(_ snapshot: [any Disposable]) {
+    let isDisposed = snapshot.map(\.isDisposed)
+    let dropped: [any Disposable] = lock.withLock {
+      isPruning = false
+      // Only `add` appends and only `dispose` empties, so the snapshot is still the prefix.
+      if disposed { return [] }
+      var kept: [any Disposable] = []
+      kept.reserveCapacity(disposables.count)
+      var dropped: [any Disposable] = []
+      for (index, disposable) in disposables.enumerated() {
+        if index < isDisposed.count, isDisposed[index] {
+          dropped.append(disposable)
+        } else {
+          kept.append(disposable)
+        }
+      }
+      disposables = kept
+      pruneThreshold = max(Self.minimumPruneThreshold, kept.count * 2)
+      return dropped
+    }
+    withExtendedLifetime(dropped) {}  // released after the lock
   }
 
   /// Disposes every kept disposable and every one added later. Calling it again does nothing.

@@ -20,7 +20,11 @@ public struct Signal<Value> {
   @usableFromInline
   enum Source {
     case subject(SubjectCore<Value>, replaying: Bool)
+    /// A producer from the user: Flux gates the observer it hands over.
     case producer((@escaping (Value) -> Void) -> any Disposable)
+    /// A producer of Flux's own operators, whose observer is only ever called from inside
+    /// observations that are themselves gated, so needs no gate of its own.
+    case forwarding((@escaping (Value) -> Void) -> any Disposable)
   }
 
   @usableFromInline
@@ -29,6 +33,18 @@ public struct Signal<Value> {
   @inlinable
   init(core: SubjectCore<Value>, replaying: Bool) {
     source = .subject(core, replaying: replaying)
+  }
+
+  @inlinable
+  init(source: Source) {
+    self.source = source
+  }
+
+  /// A signal from a producer that gates its observer itself: one that calls it only from
+  /// inside observations that stop calling once disposed (an operator built on `observe`).
+  @inlinable
+  static func forwarding(_ producer: @escaping (@escaping (Value) -> Void) -> any Disposable) -> Signal {
+    Signal(source: .forwarding(producer))
   }
 
   /// Creates a signal whose observations are started by `producer`.
@@ -43,6 +59,10 @@ public struct Signal<Value> {
   ///   return AnyDisposable()
   /// }
   /// ```
+  ///
+  /// The function handed to `producer` is gated: once the observation's disposable has been
+  /// disposed, calling it does nothing, whatever the producer does; a call in flight on another
+  /// thread finishes before `dispose()` returns. Values sent while `producer` runs arrive.
   ///
   /// - Parameter producer: Starts one observation.
   @inlinable
@@ -63,6 +83,8 @@ public struct Signal<Value> {
       guard let key else { return DisposedDisposable() }
       return ObserverToken(core: core, key: key)
     case .producer(let producer):
+      return GatedObservation.start(producer, observer: observer)
+    case .forwarding(let producer):
       return producer(observer)
     }
   }

@@ -61,8 +61,9 @@ public final class Variable<Value> {
   /// // hits.value == 1_000
   /// ```
   ///
-  /// `body` runs under the variable's lock: keep it short, and change the value only through
-  /// its argument. Reading or setting this variable inside `body` is a precondition failure.
+  /// `body` runs under the variable's lock: keep it short (a read of ``value`` on another thread
+  /// waits for it), and change the value only through its argument. Reading, setting or
+  /// observing this variable inside `body` is a precondition failure.
   /// If `body` throws, the value keeps what `body` left in it and nothing is delivered.
   ///
   /// - Parameter body: Changes the value in place.

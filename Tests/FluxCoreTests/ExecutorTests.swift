@@ -78,18 +78,51 @@ struct ExecutorTests {
     #expect(order.values == ["after submit", "background", "main"])
   }
 
-  @Test("inv13: work submitted from running .mainThread work with nothing pending runs nested, inline")
-  func inv13_mainNestedInline() async {
-    let nested = await eventuallyOnMainQueue {
+  @Test("inv13: work submitted from running .mainThread work runs right after it, by the same runner, not nested")
+  func inv13_mainWorkFromRunningWorkRunsAfterItNotNested() async {
+    let inOrder = await eventuallyOnMainQueue {
       let order = Recorder<String>()
       Executor.mainThread.execute {
         order.append("outer begin")
         Executor.mainThread.execute { order.append("inner") }
         order.append("outer end")
       }
-      return order.values == ["outer begin", "inner", "outer end"]
+      order.append("returned")
+      return order.values == ["outer begin", "outer end", "inner", "returned"]
     }
-    #expect(nested)
+    #expect(inOrder)
+  }
+
+  @Test("inv13: work submitted from running .mainThread work keeps submission order")
+  func inv13_mainWorkFromRunningWorkKeepsFIFO() async {
+    let inOrder = await eventuallyOnMainQueue {
+      let order = Recorder<String>()
+      Executor.mainThread.execute {
+        order.append("outer")
+        Executor.mainThread.execute {
+          order.append("first")
+          Executor.mainThread.execute { order.append("third") }
+        }
+        Executor.mainThread.execute { order.append("second") }
+      }
+      order.append("returned")
+      return order.values == ["outer", "first", "second", "third", "returned"]
+    }
+    #expect(inOrder)
+  }
+
+  @Test("inv13: after running submitted work, .mainThread runs inline again on the main queue")
+  func inv13_mainInlineAgainAfterNestedWork() async {
+    let inline = await eventuallyOnMainQueue {
+      let order = Recorder<String>()
+      Executor.mainThread.execute {
+        Executor.mainThread.execute { order.append("inner") }
+      }
+      Executor.mainThread.execute { order.append("next") }
+      order.append("returned")
+      return order.values == ["inner", "next", "returned"]
+    }
+    #expect(inline)
   }
 
   @Test("inv13: a commit on .mainThread from the main queue runs synchronously")

@@ -12,6 +12,9 @@ struct Observer<Value> {
   }
 }
 
+/// The value lock of every ``Sink``'s core: a sink has no value, so nobody takes it.
+private let unusedValueLock = RecursiveLock()
+
 /// The observers of a ``Sink`` or ``Variable`` and the serialized delivery of values to them.
 ///
 /// Delivery runs with `lock` held, so deliveries of one subject never overlap and a sender on
@@ -26,6 +29,17 @@ struct Observer<Value> {
 ///   being delivered, so it misses that value (invariant 4).
 /// - `dispose` during a delivery empties the observer's slot at once; the delivery reads each
 ///   slot just before calling it, so the observer gets nothing more (invariant 4).
+///
+/// A ``Variable``'s value has a lock of its own, `valueLock`, so that reading it never waits for
+/// a delivery on another thread (invariant 3: two variables whose observers read each other's
+/// value never deadlock). `current` changes only with both locks held, `lock` first: every
+/// change is made inside the delivery turn, so changes are delivered (or queued, from inside a
+/// delivery) in the order they were made, and `addReplaying`, holding `lock`, reads a value that
+/// no set can change before the new observer is in (invariant 5). A reader takes `valueLock`
+/// alone, for a copy. `modify` keeps `valueLock` while its body runs, so a reader on another
+/// thread gets the value before or after the change, never a half-made one; `valueLock` is
+/// recursive so that a read from inside the body, on the same thread, reaches the precondition
+/// (the value is moved out) instead of deadlocking.
 ///
 /// Delivery walks the live slots by position: during a delivery slots are only appended,
 /// emptied or dropped from the end, never moved (``KeyedStorage`` compacts only when the
@@ -57,7 +71,12 @@ final class SubjectCore<Value>: @unchecked Sendable {
   @exclusivity(unchecked) private var queue = FIFOBuffer<(value: Value, bound: UInt64)>()
   @usableFromInline
   @exclusivity(unchecked) var isTerminated = false
+  /// Guards `current` for readers; a sink, which has no value, shares one lock it never takes.
+  /// Not optional, so that taking it costs no retain and release on the hot paths.
+  @usableFromInline
+  let valueLock: RecursiveLock
   /// The value of a ``Variable``; `nil` for a ``Sink``, and while `modify` runs its body.
+  /// Changed only with `lock` and `valueLock` held; read with either.
   @usableFromInline
   @exclusivity(unchecked) var current: Value?
   /// `remove(_:)`, compiled (and so specialized) where this core was made.
@@ -68,6 +87,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// compiles `remove(_:)` there.
   @usableFromInline
   init(remove: @escaping (SubjectCore<Value>, UInt64) -> Bool = { $0.remove($1) }) {
+    valueLock = unusedValueLock
     specializedRemove = remove
   }
 
@@ -75,6 +95,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   @usableFromInline
   init(current: Value, remove: @escaping (SubjectCore<Value>, UInt64) -> Bool = { $0.remove($1) }) {
     self.current = current
+    valueLock = RecursiveLock()
     specializedRemove = remove
   }
 
@@ -149,7 +170,8 @@ final class SubjectCore<Value>: @unchecked Sendable {
   func addReplaying(_ observer: @escaping (Value) -> Void) -> UInt64? {
     lock.lock()
     defer { lock.unlock() }
-    let value = current.unsafelyUnwrapped
+    // Read under `lock`, which every change holds too.
+    guard let value = current else { Self.observedInsideModify() }
     let key = isTerminated ? nil : observers.insert(Observer(call: observer))
     if isDelivering {
       observer(value)
@@ -203,37 +225,51 @@ final class SubjectCore<Value>: @unchecked Sendable {
 
   // MARK: Current value
 
-  /// The current value of a ``Variable``.
+  /// The current value of a ``Variable``. Waits for a running `modify` body, never for a
+  /// delivery.
   @inlinable
   var value: Value {
-    lock.lock()
-    defer { lock.unlock() }
+    valueLock.lock()
+    defer { valueLock.unlock() }
     guard let current else { Self.reentrantModify() }
     return current
   }
 
-  /// Sets the current value and delivers it (queued when inside a delivery).
+  /// Sets the current value and delivers it (queued when inside a delivery). The old value is
+  /// released after both locks.
   @inlinable
   func set(_ value: Value) {
     lock.lock()
-    if _slowPath(current == nil) { Self.reentrantModify() }
+    valueLock.lock()
+    guard let old = current.take() else { Self.reentrantModify() }
     current = value
+    valueLock.unlock()
     sendLocked(value)
     lock.unlock()
+    withExtendedLifetime(old) {}
   }
 
   /// Changes the current value in place, atomically, and delivers the result once.
   ///
   /// The value is moved out for `body` (no copy, so a copy-on-write payload is changed in
-  /// place) and moved back after; `body` must not read or set this variable itself.
+  /// place) and moved back after, all under `valueLock`; `body` must not read or set this
+  /// variable itself.
   @inlinable
   func modify<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     lock.lock()
     defer { lock.unlock() }
+    valueLock.lock()
     guard var value = current.take() else { Self.reentrantModify() }
-    defer { if current == nil { current = value } }  // puts the value back if `body` throws
-    let result = try body(&value)
+    let result: R
+    do {
+      result = try body(&value)
+    } catch {
+      current = value  // keeps what `body` left, delivers nothing
+      valueLock.unlock()
+      throw error
+    }
     current = value
+    valueLock.unlock()
     sendLocked(value)
     return result
   }
@@ -243,5 +279,12 @@ final class SubjectCore<Value>: @unchecked Sendable {
     preconditionFailure(
       "Flux: a Variable was read or set from inside its own modify(_:) body; "
         + "change the inout argument instead.")
+  }
+
+  @usableFromInline
+  static func observedInsideModify() -> Never {
+    preconditionFailure(
+      "Flux: a Variable was observed from inside its own modify(_:) body; "
+        + "observe it before or after modify(_:).")
   }
 }

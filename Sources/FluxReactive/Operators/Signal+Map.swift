@@ -15,7 +15,7 @@ extension Signal {
   /// - Returns: The transformed signal.
   @inlinable
   public func map<Mapped>(_ transform: @escaping (Value) -> Mapped) -> Signal<Mapped> {
-    Signal<Mapped> { observer in
+    Signal<Mapped>.forwarding { observer in
       self.observe { value in observer(transform(value)) }
     }
   }

@@ -1,0 +1,195 @@
+import Dispatch
+import FluxCore
+import Foundation
+import Testing
+
+@testable import FluxReactive
+
+@Suite("Reading values and gating observers")
+struct ReadingAndGatingTests {
+  @Test("inv3: two variables whose observers read each other's value, set from two threads, never deadlock")
+  func inv3_readingValueNeverWaitsForDelivery() {
+    let first = Variable(0)
+    let second = Variable(0)
+    let reads = Counter()
+    let keep = [
+      first.signal.observe { _ in if second.value >= 0 { reads.increment() } },
+      second.signal.observe { _ in if first.value >= 0 { reads.increment() } },
+    ]
+    let finished = finishOnThreads(2, within: 30) { thread in
+      let variable = thread == 0 ? first : second
+      for value in 1...5_000 {
+        variable.value = value
+        if value % 64 == 0 { yieldThread() }
+      }
+    }
+    #expect(finished, "the two setters deadlocked")
+    guard finished else {
+      // The deadlocked threads hold the variables' locks: freeing them would wait forever.
+      _ = Unmanaged.passRetained(Box((first, second, keep)))
+      return
+    }
+    #expect(reads.value == 10_002)
+    #expect(first.value == 5_000 && second.value == 5_000)
+    for disposable in keep { disposable.dispose() }
+  }
+
+  @Test("inv5: a value read on another thread during a delivery is the one being delivered or a later one")
+  func inv5_valueReadDuringDeliveryIsNotStale() {
+    let variable = Variable(0)
+    let stale = Counter()
+    let disposable = variable.signal.observe { delivered in
+      if variable.value < delivered { stale.increment() }
+    }
+    race(threads: 3, iterations: 2_000) { _, _ in variable.modify { $0 += 1 } }
+    #expect(stale.value == 0)
+    #expect(variable.value == 6_000)
+    disposable.dispose()
+  }
+
+  @Test("inv6: once dispose() has returned, an observe(on:) observer is never called, even by a call in flight")
+  func inv6_observeOnNoCallAfterDispose() {
+    let queue = DispatchQueue(label: "observe-on-dispose")
+    let sink = Sink<Int>()
+    let entered = DispatchSemaphore(value: 0)
+    let returned = DispatchSemaphore(value: 0)
+    let hasReturned = LockedValue(false)
+    let late = Counter()
+    // The transform runs between the executor's hop and the user's observer: it holds a call in
+    // flight while another thread disposes.
+    let disposable = sink.signal.observe(on: .queue(queue))
+      .map { value in
+        entered.signal()
+        _ = returned.wait(timeout: .now() + 1)
+        return value
+      }
+      .observe { _ in if hasReturned.current { late.increment() } }
+    sink.send(value: 1)
+    entered.wait()
+    let disposer = Thread {
+      disposable.dispose()
+      hasReturned.withLock { $0 = true }
+      returned.signal()
+    }
+    disposer.start()
+    queue.sync {}
+    #expect(waitUntil { hasReturned.current })
+    #expect(late.value == 0, "the observer was called after dispose() returned")
+  }
+
+  @Test("inv6: an observe(on:) observer may dispose its own observation from inside a call")
+  func inv6_observeOnDisposeFromInsideTheObserver() {
+    let sink = Sink<Int>()
+    let seen = Recorder<Int>()
+    let disposable = Box<(any Disposable)?>(nil)
+    disposable.value = sink.signal.observe(on: .immediate).observe { value in
+      seen.append(value)
+      disposable.value?.dispose()
+    }
+    sink.send(value: 1)
+    sink.send(value: 2)
+    #expect(seen.values == [1])
+  }
+
+  @Test("inv6: a producer signal's observer is never called after dispose(), whatever the producer does")
+  func inv6_producerSignalGatedAfterDispose() {
+    let send = Box<((Int) -> Void)?>(nil)
+    let signal = Signal<Int> { observer in
+      send.value = observer
+      observer(0)  // synchronous sends during observe still arrive
+      return AnyDisposable()  // does not stop the producer
+    }
+    var seen: [Int] = []
+    let disposable = signal.observe { seen.append($0) }
+    send.value?(1)
+    disposable.dispose()
+    send.value?(2)
+    #expect(seen == [0, 1])
+    #expect(disposable.isDisposed)
+
+    var mapped: [Int] = []
+    let mappedDisposable = signal.map { $0 * 10 }.observe { mapped.append($0) }
+    send.value?(3)
+    mappedDisposable.dispose()
+    send.value?(4)
+    #expect(mapped == [0, 30])
+  }
+
+  @Test("inv6: a producer signal's observer is never called after dispose() returned, under racing sends")
+  func inv6_producerSignalGatedUnderRace() {
+    let late = Counter()
+    for _ in 0..<300 {
+      let send = LockedValue<(@Sendable (Int) -> Void)?>(nil)
+      let signal = Signal<Int> { observer in
+        let unchecked = UncheckedSendable(wrapped: observer)
+        send.withLock { $0 = { unchecked.wrapped($0) } }
+        return AnyDisposable()
+      }
+      let returned = LockedValue(false)
+      let disposable = signal.observe { _ in if returned.current { late.increment() } }
+      let producer = send.current
+      runOnThreads(2) { thread in
+        if thread == 0 {
+          for value in 0..<200 { producer?(value) }
+        } else {
+          yieldThread()
+          disposable.dispose()
+          returned.withLock { $0 = true }
+        }
+      }
+    }
+    #expect(late.value == 0)
+  }
+
+  @Test("inv6: a scope never keeps disposables that are already disposed, nor grows with short observations")
+  func inv6_scopeNeverKeepsDisposedDisposables() {
+    let scope = DisposableScope()
+    let done = AnyDisposable()
+    done.dispose()
+    scope += done
+    #expect(scope.count == 0)
+
+    let sink = Sink<Int>()
+    for _ in 0..<10_000 {
+      let observation = sink.signal.observe { _ in }
+      scope += observation
+      observation.dispose()
+    }
+    #expect(scope.count < 64, "a scope kept \(scope.count) disposed observations")
+    let live = sink.signal.observe { _ in }
+    scope += live
+    scope.dispose()
+    #expect(live.isDisposed)
+  }
+
+  @Test("inv5: observing a variable from inside its own modify body stops with a Flux message")
+  func inv5_observeInsideModifyStopsWithMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let variable = Variable(0)
+      variable.modify { _ in
+        _ = variable.signal.observe { _ in }
+      }
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("Flux: "), "stopped without a Flux message: \(message)")
+  }
+}
+
+@Suite("observe(on: .mainThread) and reentrancy", .serialized)
+struct MainThreadReentrancyTests {
+  @Test("inv13: a value set from inside an observe(on: .mainThread) observer is delivered after it, not nested")
+  func inv13_observeOnMainThreadDoesNotNest() {
+    let variable = Variable(1)
+    let log = Recorder<String>()
+    let disposable = variable.signal.observe(on: .mainThread).observe { value in
+      guard value <= 0 else { return }
+      log.append("begin \(value)")
+      if value < 0 { variable.value = 0 }
+      log.append("end \(value)")
+    }
+    DispatchQueue.global().async { variable.value = -5 }
+    #expect(waitUntil { log.values.count == 4 })
+    #expect(log.values == ["begin -5", "end -5", "begin 0", "end 0"])
+    disposable.dispose()
+  }
+}
