@@ -2,7 +2,7 @@ import FluxCore
 import FluxReactive
 
 /// A label that prints what it shows.
-final class Label {
+@MainActor final class Label {
   let name: String
 
   var text: String? {
@@ -15,7 +15,7 @@ final class Label {
 }
 
 /// A line that prints when it appears or disappears.
-final class Banner {
+@MainActor final class Banner {
   let message: String
 
   var isHidden = true {
@@ -36,7 +36,7 @@ final class Banner {
 }
 
 /// The README's view controller, with plain classes for the label and the view.
-final class CounterViewController {
+@MainActor final class CounterViewController {
   let counterLabel = Label(name: "count")
   let belowZeroBanner = Banner(message: "below zero!")
 

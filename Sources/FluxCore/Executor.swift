@@ -48,6 +48,9 @@ public struct Executor: Sendable {
     Executor(kind: .queue(queue))
   }
 
+  /// A context that runs the work it is given: what ``init(_:)`` takes.
+  public typealias Context = @Sendable (@escaping @Sendable () -> Void) -> Void
+
   /// Creates an executor from a context that runs the work it is given.
   ///
   /// The context must run each piece of work exactly once, eventually. A context that never
@@ -60,7 +63,7 @@ public struct Executor: Sendable {
   /// ```
   ///
   /// - Parameter context: Called with each piece of work, on the submitting thread.
-  public init(_ context: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+  public init(_ context: @escaping Context) {
     self.kind = .custom(context)
   }
 

@@ -1,7 +1,12 @@
-/// A way to apply values to a target object, held weakly, for ``Signal/bind(to:on:)``.
+import FluxCore
+
+/// A way to apply values to a target object on the main actor, held weakly, for
+/// ``Signal/bind(to:on:)``.
 ///
 /// ```swift
-/// extension Spinner {
+/// @MainActor final class Spinner {
+///   var isSpinning = false
+///
 ///   var isSpinningBinder: Binder<Bool> {
 ///     Binder(target: self) { spinner, isSpinning in spinner.isSpinning = isSpinning }
 ///   }
@@ -9,29 +14,47 @@
 /// isLoading.signal.bind(to: spinner.isSpinningBinder)
 /// ```
 ///
-/// The binder holds its target weakly: once the target is deallocated, the binding ends.
+/// The binder holds its target weakly: once the target is deallocated, the binding ends. Its
+/// binding runs on the main actor, the isolation of the views and view models that bindings
+/// update, so it may touch the target's main-actor state; you create a binder on the main actor.
 public struct Binder<Value> {
   /// Applies a value; `false` once the target is gone.
-  let apply: (Value) -> Bool
+  let apply: @MainActor (Value) -> Bool
   /// Whether the target is still alive.
-  let isTargetAlive: () -> Bool
+  let isTargetAlive: @MainActor () -> Bool
 
-  /// Creates a binder that applies values to `target` with `binding`.
+  /// Creates a binder that applies values to `target` with `binding`, on the main actor.
   ///
   /// - Parameters:
   ///   - target: The object to update; held weakly.
-  ///   - binding: Applies one value to the target, on the binding's executor.
-  public init<Target: AnyObject>(target: Target, binding: @escaping (Target, Value) -> Void) {
-    apply = { [weak target] value in
+  ///   - binding: Applies one value to the target.
+  @MainActor
+  public init<Target: AnyObject>(target: Target, binding: @escaping @MainActor (Target, Value) -> Void) {
+    // `target` stays in the main actor's region: only these main-actor closures refer to it.
+    weak let target = target
+    apply = { value in
       guard let target else { return false }
       binding(target, value)
       return true
     }
-    isTargetAlive = { [weak target] in target != nil }
+    isTargetAlive = { target != nil }
+  }
+
+  /// Applies every value of `signal` to this binder's target, until the target is deallocated;
+  /// the same as `signal.bind(to: self, on: executor)`.
+  ///
+  /// - Parameters:
+  ///   - signal: The values to apply.
+  ///   - executor: Where values are delivered; see ``Signal/bind(to:on:)``.
+  /// - Returns: The disposable that ends the binding earlier.
+  @MainActor
+  @discardableResult
+  public func bind(signal: Signal<Value>, on executor: Executor = .mainThread) -> any Disposable
+  where Value: Sendable {
+    signal.bind(to: self, on: executor)
   }
 }
 
-/// A binder is not `Sendable`: it holds its binding closure, which captures the target's
-/// (often main-thread-only) world. Create it where you bind; bindings run it on their executor.
+/// A binder is not `Sendable`: it holds its target, which belongs to the main actor's world.
 @available(*, unavailable)
 extension Binder: Sendable {}

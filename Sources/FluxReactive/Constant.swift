@@ -43,4 +43,4 @@ public struct Constant<Value> {
 }
 
 // The core guards the value and the observers with its lock.
-extension Constant: @unchecked Sendable where Value: Sendable {}
+extension Constant: Sendable where Value: Sendable {}

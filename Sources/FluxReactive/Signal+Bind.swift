@@ -1,7 +1,8 @@
 import FluxCore
 
 extension Signal where Value: Sendable {
-  /// Applies every value to `binder`'s target on `executor`, until the target is deallocated.
+  /// Applies every value to `binder`'s target on the main actor, until the target is
+  /// deallocated.
   ///
   /// ```swift
   /// isViewHidden.signal.bind(to: view.hiddenBinder)
@@ -9,23 +10,38 @@ extension Signal where Value: Sendable {
   ///
   /// Binding to a binder whose target is already gone returns a disposed disposable.
   ///
+  /// > Important: A binding runs on the main actor, so `executor` must run its work on the main
+  /// > queue: `Executor.mainThread` (the default), or `Executor.immediate` for values sent
+  /// > on the main queue. A value delivered anywhere else stops the program with a message
+  /// > rather than touch the target off the main actor.
+  ///
   /// - Parameters:
   ///   - binder: Applies values to its target.
-  ///   - executor: Where values are applied; the main queue by default.
+  ///   - executor: Where values are delivered; the main queue by default.
   /// - Returns: The disposable that ends the binding earlier.
+  @MainActor
   @discardableResult
   public func bind(to binder: Binder<Value>, on executor: Executor = .mainThread) -> any Disposable {
     guard binder.isTargetAlive() else { return DisposedDisposable() }
     let binding = LateDisposable()
-    let apply = UncheckedSendable(wrapped: binder.apply)
+    let apply = binder.apply
     binding.set(
       observe(on: executor).observe { value in
-        if !apply.wrapped(value) { binding.dispose() }
+        if !MainQueue.shared.isOnMainQueue { Self.boundOffMain() }
+        MainActor.assumeIsolated {
+          if !apply(value) { binding.dispose() }
+        }
       })
     return binding
   }
 
-  /// Applies every value to `target` with `binding` on `executor`, until `target` is
+  static func boundOffMain() -> Never {
+    preconditionFailure(
+      "Flux: a binding was delivered off the main queue; bindings run on the main actor. "
+        + "Bind on .mainThread (the default), or on .immediate only for values sent on the main queue.")
+  }
+
+  /// Applies every value to `target` with `binding` on the main actor, until `target` is
   /// deallocated.
   ///
   /// ```swift
@@ -36,19 +52,20 @@ extension Signal where Value: Sendable {
   ///
   /// - Parameters:
   ///   - target: The object to update; held weakly.
-  ///   - executor: Where values are applied; the main queue by default.
-  ///   - binding: Applies one value to `target`.
+  ///   - executor: Where values are delivered; see ``bind(to:on:)``.
+  ///   - binding: Applies one value to `target`, on the main actor.
   /// - Returns: The disposable that ends the binding earlier.
+  @MainActor
   @discardableResult
   public func bind<Target: AnyObject>(
     to target: Target,
     on executor: Executor = .mainThread,
-    binding: @escaping (Target, Value) -> Void
+    binding: @escaping @MainActor (Target, Value) -> Void
   ) -> any Disposable {
     bind(to: Binder(target: target, binding: binding), on: executor)
   }
 
-  /// Sets `target[keyPath: keyPath]` to every value on `executor`, until `target` is
+  /// Sets `target[keyPath: keyPath]` to every value on the main actor, until `target` is
   /// deallocated.
   ///
   /// ```swift
@@ -58,8 +75,9 @@ extension Signal where Value: Sendable {
   /// - Parameters:
   ///   - target: The object to update; held weakly.
   ///   - keyPath: The property to set.
-  ///   - executor: Where values are applied; the main queue by default.
+  ///   - executor: Where values are delivered; see ``bind(to:on:)``.
   /// - Returns: The disposable that ends the binding earlier.
+  @MainActor
   @discardableResult
   public func bind<Target: AnyObject>(
     to target: Target,
@@ -69,8 +87,8 @@ extension Signal where Value: Sendable {
     bind(to: Binder(target: target) { target, value in target[keyPath: keyPath] = value }, on: executor)
   }
 
-  /// Sets the optional property `target[keyPath: keyPath]` to every value on `executor`, until
-  /// `target` is deallocated.
+  /// Sets the optional property `target[keyPath: keyPath]` to every value on the main actor,
+  /// until `target` is deallocated.
   ///
   /// ```swift
   /// countText.signal.bind(to: label, \.text)  // label.text: String?
@@ -79,8 +97,9 @@ extension Signal where Value: Sendable {
   /// - Parameters:
   ///   - target: The object to update; held weakly.
   ///   - keyPath: The optional property to set.
-  ///   - executor: Where values are applied; the main queue by default.
+  ///   - executor: Where values are delivered; see ``bind(to:on:)``.
   /// - Returns: The disposable that ends the binding earlier.
+  @MainActor
   @discardableResult
   public func bind<Target: AnyObject>(
     to target: Target,

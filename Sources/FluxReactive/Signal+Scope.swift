@@ -20,17 +20,31 @@ extension Signal {
   @discardableResult
   public func observe(
     duringScopeOf object: AnyObject,
-    _ observer: @escaping (Value) -> Void
+    _ observer: @escaping @Sendable (Value) -> Void
   ) -> any Disposable {
     let scope = LateDisposable()
+    let object = WeakObject(object)
     scope.set(
-      observe { [weak object] value in
-        guard let alive = object else {
+      observe { value in
+        guard let alive = object.object else {
           scope.dispose()
           return
         }
         withExtendedLifetime(alive) { observer(value) }
       })
     return scope
+  }
+}
+
+/// A weak reference to an object of any isolation, checked from the thread that delivers.
+///
+/// `@unchecked Sendable` is sound: the reference is only loaded (weak loads are atomic) and the
+/// loaded object only kept alive for a call (reference counting is atomic); nothing reads or
+/// writes the object's state through it.
+struct WeakObject: @unchecked Sendable {
+  weak var object: AnyObject?
+
+  init(_ object: AnyObject) {
+    self.object = object
   }
 }

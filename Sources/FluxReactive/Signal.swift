@@ -15,16 +15,23 @@
 /// observers' owners.
 ///
 /// > Important: Observers run on the thread that sends the value, one value at a time per
-/// > source. Use ``observe(on:)`` to move delivery to an `Executor`.
+/// > observation. Any thread may send, so an observer is `@Sendable`: the compiler rejects one
+/// > that captures non-`Sendable` state. Use ``observe(on:)`` to move delivery to an
+/// > `Executor`, and ``observe(on:_:)`` with ``Isolation/mainActor`` to observe with a closure
+/// > isolated to the main actor (a view model's or a view controller's).
 public struct Signal<Value> {
+  /// What starts one observation of a producer signal: called with the function that delivers
+  /// each value, it returns the disposable that ends the observation.
+  public typealias Producer = @Sendable (@escaping @Sendable (Value) -> Void) -> any Disposable
+
   @usableFromInline
-  enum Source {
+  enum Source: Sendable {
     case subject(SubjectCore<Value>, replaying: Bool)
     /// A producer from the user: Flux gates the observer it hands over.
-    case producer((@escaping (Value) -> Void) -> any Disposable)
+    case producer(Producer)
     /// A producer of Flux's own operators, whose observer is only ever called from inside
     /// observations that are themselves gated, so needs no gate of its own.
-    case forwarding((@escaping (Value) -> Void) -> any Disposable)
+    case forwarding(Producer)
   }
 
   @usableFromInline
@@ -43,7 +50,7 @@ public struct Signal<Value> {
   /// A signal from a producer that gates its observer itself: one that calls it only from
   /// inside observations that stop calling once disposed (an operator built on `observe`).
   @inlinable
-  static func forwarding(_ producer: @escaping (@escaping (Value) -> Void) -> any Disposable) -> Signal {
+  static func forwarding(_ producer: @escaping Producer) -> Signal {
     Signal(source: .forwarding(producer))
   }
 
@@ -66,17 +73,19 @@ public struct Signal<Value> {
   ///
   /// - Parameter producer: Starts one observation.
   @inlinable
-  public init(_ producer: @escaping (@escaping (Value) -> Void) -> any Disposable) {
+  public init(_ producer: @escaping Producer) {
     source = .producer(producer)
   }
 
   /// Calls `observer` with every value, until the returned disposable is disposed.
   ///
+  /// Calls are never concurrent: one observation receives one value at a time, in order.
+  ///
   /// - Parameter observer: Called with each value, on the sending thread.
   /// - Returns: The disposable that ends the observation.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Value) -> Void) -> any Disposable {
+  public func observe(_ observer: @escaping @Sendable (Value) -> Void) -> any Disposable {
     switch source {
     case .subject(let core, let replaying):
       let key = replaying ? core.addReplaying(observer) : core.add(observer)
@@ -90,6 +99,4 @@ public struct Signal<Value> {
   }
 }
 
-// A signal holds its source: a subject core (lock-guarded) or a producer that starts
-// observations; it has no mutable state of its own.
-extension Signal: @unchecked Sendable where Value: Sendable {}
+extension Signal: Sendable where Value: Sendable {}

@@ -47,4 +47,4 @@ public final class Sink<Value> {
 }
 
 // The core guards its state with its lock; the sink itself holds only a constant reference.
-extension Sink: @unchecked Sendable where Value: Sendable {}
+extension Sink: Sendable where Value: Sendable {}

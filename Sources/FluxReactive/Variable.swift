@@ -76,4 +76,4 @@ public final class Variable<Value> {
 }
 
 // The core guards the value and the observers with its lock.
-extension Variable: @unchecked Sendable where Value: Sendable {}
+extension Variable: Sendable where Value: Sendable {}

@@ -171,7 +171,7 @@ private final class NestedDeliverySink: ModelSubject {
 
   private var observers: [(token: Token, call: (Int) -> Void)] = []
 
-  func observe(id: Int, _ observer: @escaping (Int) -> Void) -> any Disposable {
+  func observe(id: Int, _ observer: @escaping @Sendable (Int) -> Void) -> any Disposable {
     let token = Token()
     observers.append((token, observer))
     return token

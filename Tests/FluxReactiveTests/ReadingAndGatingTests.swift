@@ -93,26 +93,27 @@ struct ReadingAndGatingTests {
 
   @Test("inv6: a producer signal's observer is never called after dispose(), whatever the producer does")
   func inv6_producerSignalGatedAfterDispose() {
-    let send = Box<((Int) -> Void)?>(nil)
+    // Set by the producer while `observe` runs, on this thread, which then reads it.
+    let send = Box<(@Sendable (Int) -> Void)?>(nil)
     let signal = Signal<Int> { observer in
       send.value = observer
       observer(0)  // synchronous sends during observe still arrive
       return AnyDisposable()  // does not stop the producer
     }
-    var seen: [Int] = []
+    let seen = Recorder<Int>()
     let disposable = signal.observe { seen.append($0) }
     send.value?(1)
     disposable.dispose()
     send.value?(2)
-    #expect(seen == [0, 1])
+    #expect(seen.values == [0, 1])
     #expect(disposable.isDisposed)
 
-    var mapped: [Int] = []
+    let mapped = Recorder<Int>()
     let mappedDisposable = signal.map { $0 * 10 }.observe { mapped.append($0) }
     send.value?(3)
     mappedDisposable.dispose()
     send.value?(4)
-    #expect(mapped == [0, 30])
+    #expect(mapped.values == [0, 30])
   }
 
   @Test("inv6: a producer signal's observer is never called after dispose() returned, under racing sends")
@@ -121,8 +122,7 @@ struct ReadingAndGatingTests {
     for _ in 0..<300 {
       let send = LockedValue<(@Sendable (Int) -> Void)?>(nil)
       let signal = Signal<Int> { observer in
-        let unchecked = UncheckedSendable(wrapped: observer)
-        send.withLock { $0 = { unchecked.wrapped($0) } }
+        send.withLock { $0 = observer }
         return AnyDisposable()
       }
       let returned = LockedValue(false)

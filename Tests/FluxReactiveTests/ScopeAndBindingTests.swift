@@ -23,7 +23,7 @@ struct ScopeAndBindingTests {
   func inv7_scopedObserverStops() {
     let sink = Sink<Int>()
     var object: Target? = Target()
-    var seen: [Int] = []
+    let seen = Recorder<Int>()
     let capturedFlag = DeallocFlag()
     let disposable = sink.signal.observe(duringScopeOf: object!) { [tracked = Tracked(capturedFlag)] value in
       _ = tracked
@@ -33,7 +33,7 @@ struct ScopeAndBindingTests {
     object = nil
     #expect(!capturedFlag.isFreed)
     sink.send(value: 2)
-    #expect(seen == [1])
+    #expect(seen.values == [1])
     #expect(disposable.isDisposed)
     #expect(capturedFlag.isFreed, "resources go at the first value after the object is freed")
     #expect(sink.core.observerCount == 0)
@@ -62,6 +62,7 @@ struct ScopeAndBindingTests {
   }
 
   @Test("inv7: a binding ends when its target is freed")
+  @MainActor
   func inv7_bindingEndsWithTarget() {
     let variable = Variable("a")
     var target: Target? = Target()
@@ -76,6 +77,7 @@ struct ScopeAndBindingTests {
   }
 
   @Test("binding to an already freed target returns a disposed disposable")
+  @MainActor
   func bindingToFreedTarget() {
     let variable = Variable(1)
     var target: Target? = Target()
@@ -87,6 +89,7 @@ struct ScopeAndBindingTests {
   }
 
   @Test("bindings apply on their executor; the main queue by default")
+  @MainActor
   func bindingOnMainByDefault() async {
     let key = DispatchSpecificKey<Int>()
     DispatchQueue.main.setSpecific(key: key, value: 1)
@@ -98,7 +101,8 @@ struct ScopeAndBindingTests {
       onMain.append(DispatchQueue.getSpecific(key: key) == 1)
     }
     DispatchQueue.global().async { sink.send(value: 3) }
-    #expect(waitUntil { onMain.values.count == 1 })
+    // Polls without blocking the main actor, whose queue the binding is delivered on.
+    #expect(await eventuallyOnMainActor { onMain.values.count == 1 })
     #expect(onMain.values == [true])
     binding.dispose()
   }
@@ -108,7 +112,7 @@ struct ScopeAndBindingTests {
     let manual = ManualExecutor()
     let sink = Sink<Int>()
     let flag = DeallocFlag()
-    var seen: [Int] = []
+    let seen = Recorder<Int>()
     let disposable = sink.signal.observe(on: manual.executor).observe { [tracked = Tracked(flag)] value in
       _ = tracked
       seen.append(value)
@@ -120,7 +124,7 @@ struct ScopeAndBindingTests {
     disposable.dispose()
     #expect(flag.isFreed, "the observer is released at dispose, not when the queue drains")
     manual.drain()
-    #expect(seen == [1])
+    #expect(seen.values == [1])
   }
 
   @Test("observe(on:) keeps order on a serial executor")

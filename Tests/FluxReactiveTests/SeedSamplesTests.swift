@@ -5,6 +5,8 @@ import Testing
 
 // The samples of VueFlux's README, with UIKit types replaced by plain classes. The README's
 // generic arguments (`Store<CounterState>`, `Signal<String>`, `Binder<Bool>`) are restored.
+// The stand-ins for UIKit classes are `@MainActor`, as UIKit's are, and so are the tests that
+// bind to them; printed output is collected in a `Recorder`, as observers are `@Sendable`.
 
 final class CounterState: State {
   typealias Action = CounterAction
@@ -49,10 +51,12 @@ extension Computed where State == CounterState {
   }
 }
 
+@MainActor
 final class Label {
   var text: String?
 }
 
+@MainActor
 final class View {
   var isHidden = false
 
@@ -63,6 +67,7 @@ final class View {
   }
 }
 
+@MainActor
 final class CounterViewController {
   let counterLabel = Label()
 
@@ -92,6 +97,7 @@ final class CounterStore: Store<CounterState>, @unchecked Sendable {
 @Suite("VueFlux README samples", .serialized)
 struct SeedSamplesTests {
   @Test("view controller binds the count text")
+  @MainActor
   func viewController() {
     let controller = CounterViewController()
     controller.viewDidLoad()
@@ -104,19 +110,19 @@ struct SeedSamplesTests {
 
   @Test("sink prints what is sent")
   func sink() {
-    var printed: [String] = []
+    let printed = Recorder<String>()
     let sink = Sink<Int>()
     let signal = sink.signal
 
     signal.observe { printed.append("\($0)") }
 
     sink.send(value: 100)
-    #expect(printed == ["100"])
+    #expect(printed.values == ["100"])
   }
 
   @Test("signal delivers to all observers in order")
   func signal() {
-    var printed: [String] = []
+    let printed = Recorder<String>()
     let sink = Sink<Int>()
     let signal = sink.signal
 
@@ -125,12 +131,12 @@ struct SeedSamplesTests {
 
     sink.send(value: 100)
     sink.send(value: 200)
-    #expect(printed == ["1: 100", "2: 100", "1: 200", "2: 200"])
+    #expect(printed.values == ["1: 100", "2: 100", "1: 200", "2: 200"])
   }
 
   @Test("variable replays then changes")
   func variable() {
-    var printed: [String] = []
+    let printed = Recorder<String>()
     let variable = Variable(0)
 
     variable.signal.observe { printed.append("\($0)") }
@@ -138,12 +144,12 @@ struct SeedSamplesTests {
     variable.value = 1
     printed.append("\(variable.value)")
     variable.signal.observe { printed.append("\($0)") }
-    #expect(printed == ["0", "1", "1", "1"])
+    #expect(printed.values == ["0", "1", "1", "1"])
   }
 
   @Test("constant reflects its variable")
   func constant() {
-    var printed: [String] = []
+    let printed = Recorder<String>()
     let variable = Variable(0)
     let constant = variable.constant
 
@@ -152,12 +158,12 @@ struct SeedSamplesTests {
     variable.value = 1
     printed.append("\(constant.value)")
     constant.signal.observe { printed.append("\($0)") }
-    #expect(printed == ["0", "1", "1", "1"])
+    #expect(printed.values == ["0", "1", "1", "1"])
   }
 
   @Test("map transforms")
   func map() {
-    var printed: [String] = []
+    let printed = Recorder<String>()
     let sink = Sink<Int>()
     let signal = sink.signal
 
@@ -167,7 +173,7 @@ struct SeedSamplesTests {
 
     sink.send(value: 100)
     sink.send(value: 200)
-    #expect(printed == ["Value is 100", "Value is 200"])
+    #expect(printed.values == ["Value is 100", "Value is 200"])
   }
 
   @Test("observe(on: .mainThread) forwards every value on the main queue")
@@ -194,7 +200,7 @@ struct SeedSamplesTests {
 
   @Test("disposable and disposable scope")
   func disposables() {
-    var received: [Int] = []
+    let received = Recorder<Int>()
     let sink = Sink<Int>()
     let signal = sink.signal
     let disposable = signal.observe { value in received.append(value) }
@@ -207,10 +213,11 @@ struct SeedSamplesTests {
     sink.send(value: 3)
     disposableScope = nil
     sink.send(value: 4)
-    #expect(received == [1, 30])
+    #expect(received.values == [1, 30])
   }
 
   @Test("scoped observing and the three bind forms")
+  @MainActor
   func scopedAndBind() {
     let text = Variable("a")
     let label = Label()
@@ -218,7 +225,7 @@ struct SeedSamplesTests {
     let view = View()
     let isViewHidden = Variable(false)
     var owner: Label? = Label()
-    var seen: [String] = []
+    let seen = Recorder<String>()
 
     text.signal.observe(duringScopeOf: owner!) { seen.append($0) }
     text.signal.bind(to: closureLabel!, on: .immediate) { label, text in label.text = text }
@@ -233,7 +240,7 @@ struct SeedSamplesTests {
     owner = nil
     closureLabel = nil
     text.value = "c"
-    #expect(seen == ["a", "b"])
+    #expect(seen.values == ["a", "b"])
     #expect(label.text == "c")
   }
 

@@ -40,7 +40,7 @@ struct SinkTests {
   @Test("inv2: a send from inside an observer is queued, not nested, and delivered before the outer send returns")
   func inv2_reentrantSendIsQueued() {
     let sink = Sink<Int>()
-    var events: [String] = []
+    let events = Recorder<String>()
     sink.signal.observe { value in
       events.append("a begin \(value)")
       if value == 1 {
@@ -54,7 +54,7 @@ struct SinkTests {
     sink.send(value: 1)
     events.append("outer returned")
     #expect(
-      events == [
+      events.values == [
         "a begin 1", "a inner send returned", "a end 1", "b 1",
         "a begin 2", "a end 2", "b 2",
         "a begin 3", "a end 3", "b 3",
@@ -65,8 +65,8 @@ struct SinkTests {
   @Test("inv2: every observer sees one and the same order, with reentrant sends from several observers")
   func inv2_sameOrderForAllObservers() {
     let sink = Sink<Int>()
-    var first: [Int] = []
-    var second: [Int] = []
+    let first = Recorder<Int>()
+    let second = Recorder<Int>()
     sink.signal.observe { value in
       first.append(value)
       if value < 10 { sink.send(value: value * 10) }
@@ -77,8 +77,8 @@ struct SinkTests {
     }
     sink.send(value: 1)
     sink.send(value: 2)
-    #expect(first == second)
-    #expect(first == [1, 10, 11, 2, 20, 21])
+    #expect(first.values == second.values)
+    #expect(first.values == [1, 10, 11, 2, 20, 21])
   }
 
   @Test("inv3: sends from several threads never overlap and return after delivery")
@@ -109,52 +109,55 @@ struct SinkTests {
   @Test("inv4: an observer added during a delivery does not get the value being delivered")
   func inv4_addedDuringDeliveryMissesValue() {
     let sink = Sink<Int>()
-    var late: [Int] = []
-    var added = false
+    let late = Recorder<Int>()
+    // Read and written only by deliveries, which never overlap.
+    let added = Box(false)
     sink.signal.observe { _ in
-      if !added {
-        added = true
+      if !added.value {
+        added.value = true
         sink.signal.observe { late.append($0) }
       }
     }
     sink.send(value: 1)
     sink.send(value: 2)
-    #expect(late == [2])
+    #expect(late.values == [2])
   }
 
   @Test("inv4: an observer disposed during a delivery gets nothing more, not even later in that delivery")
   func inv4_disposedDuringDeliveryGetsNothingMore() {
     let sink = Sink<Int>()
-    var second: (any Disposable)?
-    var secondSeen: [Int] = []
-    var selfSeen: [Int] = []
-    var selfDisposable: (any Disposable)?
-    selfDisposable = sink.signal.observe { value in
+    // Both set on this thread before the sends, whose deliveries run on it too.
+    let second = Box<(any Disposable)?>(nil)
+    let secondSeen = Recorder<Int>()
+    let selfSeen = Recorder<Int>()
+    let selfDisposable = Box<(any Disposable)?>(nil)
+    selfDisposable.value = sink.signal.observe { value in
       selfSeen.append(value)
-      selfDisposable?.dispose()
+      selfDisposable.value?.dispose()
       sink.send(value: value + 100)  // queued; the disposed observer must not get it
     }
-    sink.signal.observe { _ in second?.dispose() }
-    second = sink.signal.observe { secondSeen.append($0) }
+    sink.signal.observe { _ in second.value?.dispose() }
+    second.value = sink.signal.observe { secondSeen.append($0) }
     sink.send(value: 1)
     sink.send(value: 2)
-    #expect(selfSeen == [1])
-    #expect(secondSeen.isEmpty)
+    #expect(selfSeen.values == [1])
+    #expect(secondSeen.values.isEmpty)
   }
 
   @Test("dropping the last reference to a sink during its own delivery does not crash")
   func droppingSinkDuringDelivery() {
-    var sink: Sink<Int>? = Sink<Int>()
-    var seen: [Int] = []
-    let signal = sink!.signal
+    // The box holds the only reference; the delivery, on this thread, drops it.
+    let sink = Box<Sink<Int>?>(Sink<Int>())
+    let seen = Recorder<Int>()
+    let signal = sink.value!.signal
     signal.observe { value in
       seen.append(value)
-      sink = nil
+      sink.value = nil
     }
     signal.observe { seen.append($0 * 10) }
-    sink?.send(value: 1)
-    #expect(sink == nil)
-    #expect(seen == [1, 10], "the sending call keeps the sink alive until its delivery ends")
+    sink.value?.send(value: 1)
+    #expect(sink.value == nil)
+    #expect(seen.values == [1, 10], "the sending call keeps the sink alive until its delivery ends")
     #expect(signal.observe { _ in }.isDisposed, "observing an ended sink returns a disposed disposable")
   }
 }

@@ -41,7 +41,7 @@ struct VariableTests {
   @Test("inv5: reading and setting the value from inside its own observer works")
   func inv5_readAndSetInsideObserver() {
     let variable = Variable(0)
-    var seen: [String] = []
+    let seen = Recorder<String>()
     variable.signal.observe { value in
       seen.append("a \(value) read \(variable.value)")
       if value == 1 { variable.value = 2 }
@@ -49,13 +49,13 @@ struct VariableTests {
     variable.signal.observe { value in seen.append("b \(value)") }
     variable.value = 1
     #expect(variable.value == 2)
-    #expect(seen == ["a 0 read 0", "b 0", "a 1 read 1", "b 1", "a 2 read 2", "b 2"])
+    #expect(seen.values == ["a 0 read 0", "b 0", "a 1 read 1", "b 1", "a 2 read 2", "b 2"])
   }
 
   @Test("inv5: an observer added during a delivery gets the current value once, then changes")
   func inv5_observeDuringDelivery() {
     let variable = Variable(0)
-    var late: [Int] = []
+    let late = Recorder<Int>()
     variable.signal.observe { value in
       if value == 1 {
         variable.value = 2  // queued
@@ -64,14 +64,14 @@ struct VariableTests {
     }
     variable.value = 1
     variable.value = 3
-    #expect(late == [2, 3])
+    #expect(late.values == [2, 3])
   }
 
   @Test("modify returns what its body returns, and a throwing body delivers nothing")
   func modifyResultAndThrow() {
     struct Failure: Error {}
     let variable = Variable([1])
-    var seen: [[Int]] = []
+    let seen = Recorder<[Int]>()
     variable.signal.observe { seen.append($0) }
     let count = variable.modify { values -> Int in
       values.append(2)
@@ -85,7 +85,7 @@ struct VariableTests {
       }
     }
     #expect(variable.value == [1, 2, 3])
-    #expect(seen == [[1], [1, 2]])
+    #expect(seen.values == [[1], [1, 2]])
   }
 
   @Test("a constant reflects its variable, and keeps the last value after the variable is freed")
@@ -95,13 +95,13 @@ struct VariableTests {
     variable?.value = 2
     variable = nil
     #expect(constant.value == 2)
-    var seen: [Int] = []
+    let seen = Recorder<Int>()
     constant.signal.observe { seen.append($0) }
-    #expect(seen == [2])
+    #expect(seen.values == [2])
     let fixed = Constant("fixed")
-    var fixedSeen: [String] = []
+    let fixedSeen = Recorder<String>()
     let disposable = fixed.signal.observe { fixedSeen.append($0) }
-    #expect(fixedSeen == ["fixed"])
+    #expect(fixedSeen.values == ["fixed"])
     #expect(disposable.isDisposed)
   }
 }

@@ -35,11 +35,3 @@ final class LateDisposable: Disposable, @unchecked Sendable {
     inner?.dispose()
   }
 }
-
-/// Wraps a value that is handed to another thread only in ways its owner has made safe.
-///
-/// Used for observers and bind targets that an `Executor` runs elsewhere: the executor runs
-/// them where the caller asked, which is the caller's promise.
-struct UncheckedSendable<Wrapped>: @unchecked Sendable {
-  let wrapped: Wrapped
-}

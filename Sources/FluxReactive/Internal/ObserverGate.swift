@@ -17,7 +17,7 @@ final class ObserverGate<Value>: @unchecked Sendable {
   private var observer: ((Value) -> Void)?
 
   /// Creates an open gate in front of `observer`.
-  init(_ observer: @escaping (Value) -> Void) {
+  init(_ observer: @escaping @Sendable (Value) -> Void) {
     self.observer = observer
   }
 
@@ -65,8 +65,8 @@ final class GatedObservation<Value>: Disposable, @unchecked Sendable {
   /// The gate is open while `producer` runs, so values it sends synchronously arrive.
   @usableFromInline
   static func start(
-    _ producer: (@escaping (Value) -> Void) -> any Disposable,
-    observer: @escaping (Value) -> Void
+    _ producer: Signal<Value>.Producer,
+    observer: @escaping @Sendable (Value) -> Void
   ) -> any Disposable {
     let gate = ObserverGate(observer)
     let stop = producer { gate.send($0) }

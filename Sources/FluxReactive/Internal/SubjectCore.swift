@@ -156,7 +156,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
 
   /// Adds `observer` and returns its key, or `nil` if the subject has ended.
   @inlinable
-  func add(_ observer: @escaping (Value) -> Void) -> UInt64? {
+  func add(_ observer: @escaping @Sendable (Value) -> Void) -> UInt64? {
     lock.lock()
     defer { lock.unlock() }
     if isTerminated { return nil }
@@ -167,7 +167,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// every set. Returns its key, or `nil` if the subject has ended (the observer still gets
   /// the current value once).
   @usableFromInline
-  func addReplaying(_ observer: @escaping (Value) -> Void) -> UInt64? {
+  func addReplaying(_ observer: @escaping @Sendable (Value) -> Void) -> UInt64? {
     lock.lock()
     defer { lock.unlock() }
     // Read under `lock`, which every change holds too.

@@ -14,9 +14,10 @@ extension Signal {
   /// - Parameter transform: Applied to each value, on the sending thread.
   /// - Returns: The transformed signal.
   @inlinable
-  public func map<Mapped>(_ transform: @escaping (Value) -> Mapped) -> Signal<Mapped> {
-    Signal<Mapped>.forwarding { observer in
-      self.observe { value in observer(transform(value)) }
+  public func map<Mapped>(_ transform: @escaping @Sendable (Value) -> Mapped) -> Signal<Mapped> {
+    let source = source  // `Sendable` whatever `Value` is, unlike `self`
+    return Signal<Mapped>.forwarding { observer in
+      Signal(source: source).observe { value in observer(transform(value)) }
     }
   }
 }

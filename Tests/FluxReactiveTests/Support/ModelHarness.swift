@@ -2,7 +2,7 @@ import FluxReactive
 
 /// A sink or variable under test, seen through the steps of a ``ModelProgram``.
 protocol ModelSubject: AnyObject {
-  func observe(id: Int, _ observer: @escaping (Int) -> Void) -> any Disposable
+  func observe(id: Int, _ observer: @escaping @Sendable (Int) -> Void) -> any Disposable
   func send(_ value: Int)
   func modify(_ value: Int)
   func read() -> Int
@@ -12,7 +12,7 @@ protocol ModelSubject: AnyObject {
 final class ModelSink: ModelSubject {
   private let sink = Sink<Int>()
 
-  func observe(id: Int, _ observer: @escaping (Int) -> Void) -> any Disposable {
+  func observe(id: Int, _ observer: @escaping @Sendable (Int) -> Void) -> any Disposable {
     sink.signal.observe(observer)
   }
 
@@ -29,7 +29,7 @@ final class ModelVariable: ModelSubject {
     variable = Variable(initial)
   }
 
-  func observe(id: Int, _ observer: @escaping (Int) -> Void) -> any Disposable {
+  func observe(id: Int, _ observer: @escaping @Sendable (Int) -> Void) -> any Disposable {
     let signal = id.isMultiple(of: 2) ? variable.signal : variable.constant.signal
     return signal.observe(observer)
   }
@@ -45,7 +45,11 @@ final class ModelVariable: ModelSubject {
 /// Observers are plain closures that record each call, then run their reaction steps, as user
 /// code would. Each observer's disposable is kept in a slot made before `observe` is called, so
 /// an observer can dispose itself even from inside the replay that `observe` makes.
-final class ModelHarness {
+///
+/// `@unchecked Sendable` because observers are `@Sendable` closures and capture the harness:
+/// it is only ever used on the thread that runs the program, on which a sink or variable calls
+/// its observers (`callsOnOtherThreads` checks this).
+final class ModelHarness: @unchecked Sendable {
   private final class Slot {
     var disposable: (any Disposable)?
     var isDisposed = false

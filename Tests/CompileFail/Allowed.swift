@@ -1,0 +1,35 @@
+// swift-format-ignore-file
+// What is sound compiles, with little ceremony: no diagnostics expected in this file.
+import Dispatch
+import FluxCore
+import FluxReactive
+
+@MainActor final class Label {
+  var text: String?
+}
+
+@MainActor final class ViewModel {
+  var title = ""
+  let label = Label()
+  let scope = DisposableScope()
+
+  func start(_ signal: Signal<String>) {
+    scope += signal.observe(on: .mainActor) { [weak self] title in self?.title = title }
+    scope += signal.bind(to: label, \.text)
+    scope += signal.bind(to: label) { label, text in label.text = text }
+    scope += Binder(target: label) { label, text in label.text = text }.bind(signal: signal)
+  }
+}
+
+func observesWithSendableState(_ sink: Sink<Int>) -> Variable<Int> {
+  let total = Variable(0)
+  sink.signal.observe { value in total.modify { $0 += value } }
+  sink.signal.map { $0 * 2 }.observe(on: .queue(.global())).observe { print($0) }
+  return total
+}
+
+let producer: Signal<Int>.Producer = { send in
+  send(1)
+  return AnyDisposable()
+}
+let context: Executor.Context = { work in DispatchQueue.global().async(execute: work) }

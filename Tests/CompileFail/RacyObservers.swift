@@ -1,0 +1,34 @@
+// swift-format-ignore-file
+// Observers that would race do not compile: any thread may send, so an observer is @Sendable.
+import FluxReactive
+
+final class Counter {  // expected-note 2 {{class 'Counter' does not conform to the 'Sendable' protocol}}
+  var count = 0
+}
+
+func countsOnTheSendingThread(_ sink: Sink<Int>) -> Int {
+  let counter = Counter()
+  sink.signal.observe { _ in counter.count += 1 }  // expected-error {{capture of 'counter' with non-Sendable type 'Counter' in a '@Sendable' closure}}
+  return counter.count
+}
+
+func collectsIntoAVar(_ sink: Sink<Int>) -> [Int] {
+  var seen: [Int] = []
+  sink.signal.observe { seen.append($0) }  // expected-error {{mutation of captured var 'seen' in concurrently-executing code}}
+  return seen
+}
+
+func mapsWithAVar(_ sink: Sink<Int>) {
+  var offset = 0
+  _ = sink.signal.map { $0 + offset }  // expected-error {{reference to captured var 'offset' in concurrently-executing code}}
+  offset = 1
+}
+
+func producesIntoACounter() {
+  let counter = Counter()
+  _ = Signal<Int> { send in
+    counter.count += 1  // expected-error {{capture of 'counter' with non-Sendable type 'Counter' in a '@Sendable' closure}}
+    send(counter.count)
+    return AnyDisposable()
+  }
+}
