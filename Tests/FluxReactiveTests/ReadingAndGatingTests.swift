@@ -173,6 +173,26 @@ struct ReadingAndGatingTests {
     let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
     #expect(message.contains("Flux: "), "stopped without a Flux message: \(message)")
   }
+
+  @Test("inv5: reading a variable from inside its own modify body stops with a Flux message")
+  func inv5_readInsideModifyStopsWithMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let variable = Variable(0)
+      variable.modify { _ in _ = variable.value }
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("Flux: "), "stopped without a Flux message: \(message)")
+  }
+
+  @Test("inv5: setting a variable from inside its own modify body stops with a Flux message")
+  func inv5_setInsideModifyStopsWithMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let variable = Variable(0)
+      variable.modify { _ in variable.value = 1 }
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("Flux: "), "stopped without a Flux message: \(message)")
+  }
 }
 
 @Suite("observe(on: .mainThread) and reentrancy", .serialized)

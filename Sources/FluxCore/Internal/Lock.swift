@@ -70,6 +70,17 @@ package final class Lock: @unchecked Sendable {
     #endif
   }
 
+  /// Acquires the lock if it is free; `false`, without waiting, if anyone holds it (this
+  /// thread included).
+  @inlinable
+  package func tryLock() -> Bool {
+    #if canImport(Darwin)
+      os_unfair_lock_trylock(word)
+    #else
+      pthread_mutex_trylock(word) == 0
+    #endif
+  }
+
   /// Runs `body` while holding the lock. `body` must not call code that takes this lock.
   @inlinable
   package func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
@@ -124,5 +135,12 @@ package final class RecursiveLock: @unchecked Sendable {
   package func unlock() {
     let status = pthread_mutex_unlock(word)
     assert(status == 0, "Flux: pthread_mutex_unlock failed with status \(status).")
+  }
+
+  /// Takes the lock if it is free or this thread holds it already; `false`, without waiting,
+  /// if another thread holds it.
+  @inlinable
+  package func tryLock() -> Bool {
+    pthread_mutex_trylock(word) == 0
   }
 }

@@ -13,7 +13,7 @@ struct Observer<Value> {
 }
 
 /// The value lock of every ``Sink``'s core: a sink has no value, so nobody takes it.
-private let unusedValueLock = RecursiveLock()
+private let unusedValueLock = Lock()
 
 /// The observers of a ``Sink`` or ``Variable`` and the serialized delivery of values to them.
 ///
@@ -37,9 +37,11 @@ private let unusedValueLock = RecursiveLock()
 /// delivery) in the order they were made, and `addReplaying`, holding `lock`, reads a value that
 /// no set can change before the new observer is in (invariant 5). A reader takes `valueLock`
 /// alone, for a copy. `modify` keeps `valueLock` while its body runs, so a reader on another
-/// thread gets the value before or after the change, never a half-made one; `valueLock` is
-/// recursive so that a read from inside the body, on the same thread, reaches the precondition
-/// (the value is moved out) instead of deadlocking.
+/// thread gets the value before or after the change, never a half-made one. `valueLock` is a
+/// plain lock (a recursive one costs a third more per set); a read, set or `modify` from inside
+/// a `modify` body, on the same thread, is recognised through `lock` instead, which that thread
+/// holds: there `current` is `nil` (moved out), and the precondition names the mistake rather
+/// than deadlock.
 ///
 /// Delivery walks the live slots by position: during a delivery slots are only appended,
 /// emptied or dropped from the end, never moved (``KeyedStorage`` compacts only when the
@@ -74,7 +76,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// Guards `current` for readers; a sink, which has no value, shares one lock it never takes.
   /// Not optional, so that taking it costs no retain and release on the hot paths.
   @usableFromInline
-  let valueLock: RecursiveLock
+  let valueLock: Lock
   /// The value of a ``Variable``; `nil` for a ``Sink``, and while `modify` runs its body.
   /// Changed only with `lock` and `valueLock` held; read with either.
   @usableFromInline
@@ -95,7 +97,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   @usableFromInline
   init(current: Value, remove: @escaping (SubjectCore<Value>, UInt64) -> Bool = { $0.remove($1) }) {
     self.current = current
-    valueLock = RecursiveLock()
+    valueLock = Lock()
     specializedRemove = remove
   }
 
@@ -229,10 +231,24 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// delivery.
   @inlinable
   var value: Value {
-    valueLock.lock()
+    if _slowPath(!valueLock.tryLock()) { waitForValueLock() }
     defer { valueLock.unlock() }
     guard let current else { Self.reentrantModify() }
     return current
+  }
+
+  /// Takes `valueLock`, which someone holds: a reader on another thread for a moment, a
+  /// `modify` body on another thread, or one on this thread (then this stops with a message).
+  @usableFromInline
+  func waitForValueLock() {
+    // `lock` is held around every `modify` body: if this thread can take it while the value is
+    // moved out, the body running is this thread's own.
+    if lock.tryLock() {
+      let isOwnModify = current == nil
+      lock.unlock()
+      if isOwnModify { Self.reentrantModify() }
+    }
+    valueLock.lock()
   }
 
   /// Sets the current value and delivers it (queued when inside a delivery). The old value is
@@ -240,8 +256,9 @@ final class SubjectCore<Value>: @unchecked Sendable {
   @inlinable
   func set(_ value: Value) {
     lock.lock()
+    if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's `modify` body
     valueLock.lock()
-    guard let old = current.take() else { Self.reentrantModify() }
+    let old = current.take()
     current = value
     valueLock.unlock()
     sendLocked(value)
@@ -258,8 +275,9 @@ final class SubjectCore<Value>: @unchecked Sendable {
   func modify<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     lock.lock()
     defer { lock.unlock() }
+    if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's `modify` body
     valueLock.lock()
-    guard var value = current.take() else { Self.reentrantModify() }
+    var value = current.take().unsafelyUnwrapped  // not `nil`: checked above, under `lock`
     let result: R
     do {
       result = try body(&value)
