@@ -81,14 +81,24 @@ struct StoreStateMachineTests {
 
   @Test("inv14: dispatch drains at once on .immediate, schedules one drain otherwise, queues while draining")
   func inv14_dispatchByPhase() {
-    var immediate = machine(immediate: true)
+    var immediate = machine(immediate: true, middlewares: 1)
     var handout: Machine.Handout?
     guard case .drainNow = immediate.dispatch(pending(1), into: &handout) else {
       Issue.record("expected drainNow")
       return
     }
     #expect(handout?.pending.action == 1)
+    #expect(handout?.ticket != nil, "an interception is due")
     #expect(immediate.phase == .draining)
+
+    var plain = machine(immediate: true)
+    var none: Machine.Handout?
+    guard case .commitNow = plain.dispatch(pending(1), into: &none) else {
+      Issue.record("expected commitNow: no middleware, nothing to hand out")
+      return
+    }
+    #expect(none == nil)
+    #expect(plain.phase == .draining)
 
     var queued = machine()
     guard case .scheduleDrain = queued.dispatch(pending(1), into: &handout),

@@ -56,7 +56,17 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     lock.lock()
     let submission = machine.dispatch(pending, into: &handout)
     lock.unlock()
-    perform(submission, &handout)
+    guard case .commitNow(let target) = submission else { return perform(submission, &handout) }
+    commit(pending, target)
+    drain()
+  }
+
+  /// Commits `pending` for a store without middleware; completion learns `true`.
+  @inlinable
+  func commit(_ pending: Pending, _ target: Machine.Target) {
+    // The state is owned by the machine, which keeps it while a drain runs.
+    target.state._withUnsafeGuaranteedRef { target.mutations.commit(action: pending.action, state: $0) }
+    pending.completion?(true)
   }
 
   /// Does what a submission asks. Called without the lock.
@@ -73,6 +83,10 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       scheduleDrain()
     case .rejected(let pending):
       pending.completion?(false)
+    case .commitNow:
+      // Only for an action without a pipeline, which `submit(_:)` handles itself: an action
+      // resumed by a decision was intercepted, so it has one.
+      assertionFailure("Flux: a resumed action had no pipeline.")
     }
   }
 
@@ -105,13 +119,8 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   /// the action on in place.
   @inlinable
   func process(_ handout: inout Machine.Handout) {
-    // The state is owned by the machine, which keeps it while a drain runs.
     let target = handout.target
-    guard handout.pending.pipeline != nil else {
-      target.state._withUnsafeGuaranteedRef { target.mutations.commit(action: handout.pending.action, state: $0) }
-      handout.pending.completion?(true)
-      return
-    }
+    guard handout.pending.pipeline != nil else { return commit(handout.pending, target) }
     var next = handout.ticket.take()
     target.state._withUnsafeGuaranteedRef { state in
       // Held by `handout.pending` throughout.

@@ -84,6 +84,9 @@ struct StoreStateMachine<State: FluxCore.State> {
     case scheduleDrain
     /// The caller is the drain now (``Executor/immediate``): process the handout, then drain.
     case drainNow
+    /// The caller is the drain now, for a store without middleware: commit the action it
+    /// submitted against this target, then drain. (No handout: the hot path copies nothing.)
+    case commitNow(Target)
   }
 
   /// An action handed to the drain, with what it needs.
@@ -210,6 +213,7 @@ struct StoreStateMachine<State: FluxCore.State> {
     case .idle:
       phase = .draining
       if isImmediate {
+        if pipeline == nil && pending.pipeline == nil { return .commitNow(target.unsafelyUnwrapped) }
         handout = handOut(pending)
         return .drainNow
       }
