@@ -302,7 +302,7 @@ struct StoreStateMachine<State: FluxCore.State> {
     if isStoreFreed { return .dropped }
     pending.stage = goesOn ? pending.stage + 1 : Pending.cancelled
     if goesOn, pending.stage < pending.pipeline.unsafelyUnwrapped.interceptors.count {
-      return .intercept(start(reusable ? ticket : ProceedTicket(target: ticket.target, lock: ticket.lock)))
+      return .intercept(start(reusable ? ticket : newTicket()))
     }
     if reusable { spare = ticket }
     return .finish
