@@ -29,6 +29,7 @@ let package = Package(
     .executableTarget(name: "EventBus", dependencies: ["FluxCore"], path: "Examples/EventBus"),
     .executableTarget(name: "BringYourOwnReactive", dependencies: ["FluxCore"], path: "Examples/BringYourOwnReactive"),
     .executableTarget(name: "QuickStart", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/QuickStart"),
+    .executableTarget(name: "Observing", dependencies: ["FluxCore", "FluxReactive"], path: "Examples/Observing"),
   ],
   swiftLanguageModes: [.v6]
 )

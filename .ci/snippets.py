@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-IMPORTS = "import Dispatch\nimport FluxCore\nimport FluxReactive\nimport FluxTesting\nimport Foundation\n"
+IMPORTS = "import Dispatch\nimport FluxCore\nimport FluxReactive\nimport FluxTesting\nimport Foundation\nimport Observation\n"
 INCLUDE = re.compile(r"<!--\s*snippet:\s*include\s+(?P<path>\S+)\s*-->")
 BLOCK = re.compile(r"(?:<!--\s*snippet:\s*(?P<directive>[^>]*?)\s*-->\s*\n)?```swift\n(?P<code>.*?)^```", re.S | re.M)
 

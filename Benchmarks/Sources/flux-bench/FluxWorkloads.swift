@@ -8,6 +8,7 @@ enum FluxWorkloads {
     case .w1: return sends(observers: 1, tally: tally)
     case .w2: return sends(observers: 10, tally: tally)
     case .w3: return variableSets(tally: tally)
+    case .w3o: return trackedVariableSets(tally: tally)
     case .w4: return mapChain(tally: tally)
     case .w5: return churn(tally: tally)
     case .w6: return storeDispatch(tally: tally)

@@ -3,6 +3,7 @@ enum Workload: String, CaseIterable, Sendable {
   case w1 = "W1"
   case w2 = "W2"
   case w3 = "W3"
+  case w3o = "W3o"
   case w4 = "W4"
   case w5 = "W5"
   case w6 = "W6"
@@ -17,6 +18,7 @@ enum Workload: String, CaseIterable, Sendable {
     case .w1: return "send-1"
     case .w2: return "send-10"
     case .w3: return "variable-set"
+    case .w3o: return "variable-set-tracked"
     case .w4: return "map-chain"
     case .w5: return "subscribe-churn"
     case .w6: return "store-dispatch"
@@ -31,7 +33,7 @@ enum Workload: String, CaseIterable, Sendable {
   var unit: String {
     switch self {
     case .w1, .w2, .w4, .w8: return "send"
-    case .w3: return "set"
+    case .w3, .w3o: return "set"
     case .w5: return "pair"
     case .w6, .w10: return "action"
     case .w7: return "delivery"
@@ -60,7 +62,7 @@ enum Workload: String, CaseIterable, Sendable {
     case .w2, .w4, .w7, .w8: return 2
     case .w5: return 2
     case .w6: return 2.5
-    case .w9, .w10: return nil
+    case .w9, .w10, .w3o: return nil
     }
   }
 
@@ -68,7 +70,7 @@ enum Workload: String, CaseIterable, Sendable {
   var allocationTarget: Double? {
     switch self {
     case .w5: return 1
-    case .w9: return nil
+    case .w9, .w3o: return nil  // W3o: Observation allocates a tracking per set
     default: return 0
     }
   }

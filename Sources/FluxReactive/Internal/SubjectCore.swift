@@ -81,6 +81,11 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// Changed only with `lock` and `valueLock` held; read with either.
   @usableFromInline
   @exclusivity(unchecked) var current: Value?
+  /// Observation's registrar for `current`, made by the first read (`SubjectCore+Observation`);
+  /// `nil` until then, so a set that nobody read pays one load and one branch. Written once,
+  /// under `valueLock`; read under `valueLock`.
+  @usableFromInline
+  @exclusivity(unchecked) var observation: AnyObject?
   /// `remove(_:)`, compiled (and so specialized) where this core was made.
   @usableFromInline
   let specializedRemove: (SubjectCore<Value>, UInt64) -> Bool
@@ -234,6 +239,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
     if _slowPath(!valueLock.tryLock()) { waitForValueLock() }
     defer { valueLock.unlock() }
     guard let current else { Self.reentrantModify() }
+    valueWasRead()
     return current
   }
 
@@ -258,9 +264,16 @@ final class SubjectCore<Value>: @unchecked Sendable {
     lock.lock()
     if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's `modify` body
     valueLock.lock()
+    let isObserved = observation != nil
+    if _slowPath(isObserved) {  // Observation's trackers run before the change, outside valueLock
+      valueLock.unlock()
+      valueWillChange()
+      valueLock.lock()
+    }
     let old = current.take()
     current = value
     valueLock.unlock()
+    if _slowPath(isObserved) { valueDidChange() }
     sendLocked(value)
     lock.unlock()
     withExtendedLifetime(old) {}
@@ -277,6 +290,13 @@ final class SubjectCore<Value>: @unchecked Sendable {
     defer { lock.unlock() }
     if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's `modify` body
     valueLock.lock()
+    let isObserved = observation != nil
+    if _slowPath(isObserved) {  // Observation's trackers run before the change, outside valueLock
+      valueLock.unlock()
+      valueWillChange()
+      valueLock.lock()
+    }
+    defer { if _slowPath(isObserved) { valueDidChange() } }
     var value = current.take().unsafelyUnwrapped  // not `nil`: checked above, under `lock`
     let result: R
     do {

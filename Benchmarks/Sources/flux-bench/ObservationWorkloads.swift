@@ -1,0 +1,93 @@
+import FluxReactive
+import Observation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// W3o: W3 with an active Observation tracker. A variable with one observer is read inside
+// `withObservationTracking`; each set fires the tracker, whose `onChange` tracks the value again,
+// as a SwiftUI view does when it renders after a change. So every set pays Observation's
+// `willSet`/`didSet` with one tracker registered, and a new tracking. (W3 is the same set with
+// nobody tracking.)
+
+extension FluxWorkloads {
+  static func trackedVariableSets(tally: Tally) -> Prepared {
+    guard #available(macOS 14, *) else { return prepare(.w3, tally: tally) }
+    let variable = Variable(0)
+    variable.signal.observe { tally.add($0) }
+    @Sendable func track() {
+      withObservationTracking({ _ = variable.value }, onChange: { track() })
+    }
+    track()
+    return Prepared(
+      run: { range in
+        for value in range { variable.value = value }
+      },
+      expected: { sum($0) }
+    )
+  }
+}
+
+extension BaselineWorkloads {
+  /// What the `@Observable` macro writes, by hand: `withMutation` around a locked set.
+  static func trackedVariableSets(tally: Tally) -> Prepared {
+    guard #available(macOS 14, *) else { return prepare(.w3, tally: tally) }
+    let variable = ObservedBaselineVariable(0) { tally.add($0) }
+    @Sendable func track() {
+      withObservationTracking({ _ = variable.value }, onChange: { track() })
+    }
+    track()
+    return Prepared(
+      run: { range in
+        for value in range { variable.value = value }
+      },
+      expected: { sum($0) }
+    )
+  }
+}
+
+extension OpenCombineWorkloads {
+  /// OpenCombine has no Observation: its W3o is its W3.
+  static func trackedVariableSets(tally: Tally) -> Prepared {
+    prepare(.w3, tally: tally)
+  }
+}
+
+/// A variable with one observer, observable as an `@Observable` class's property is.
+@available(macOS 14, *)
+private final class ObservedBaselineVariable: Observable, @unchecked Sendable {
+  // `stored` and the observer are guarded by `mutex`.
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  private var stored: Int
+  private let observer: (Int) -> Void
+  private let registrar = ObservationRegistrar()
+
+  init(_ value: Int, observer: @escaping (Int) -> Void) {
+    stored = value
+    self.observer = observer
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(mutex, nil)
+    observer(value)
+  }
+
+  var value: Int {
+    get {
+      registrar.access(self, keyPath: \.value)
+      pthread_mutex_lock(mutex)
+      defer { pthread_mutex_unlock(mutex) }
+      return stored
+    }
+    set {
+      registrar.withMutation(of: self, keyPath: \.value) {
+        pthread_mutex_lock(mutex)
+        stored = newValue
+        observer(newValue)
+        pthread_mutex_unlock(mutex)
+      }
+    }
+  }
+}

@@ -1,0 +1,80 @@
+#if canImport(Observation)
+  import Observation
+#endif
+
+// How a variable's value takes part in Observation, at the cost of one load and one branch per
+// set while nobody has read it.
+//
+// A core has no registrar until its value is first read (`SubjectCore.observation` is `nil`):
+// a read registers with Observation through `valueWasRead`, which makes the registrar on that
+// first read. A set or `modify` loads `observation` once, with `valueLock` held, and calls the
+// registrar (`willSet` before the change, `didSet` after it) only when it is there.
+//
+// Why no change is missed: Observation calls a tracker only for a registrar it saw during
+// `withObservationTracking`'s `apply`, and it sees a registrar only through `access`, which a
+// read calls after making the registrar. So any tracker of this value was installed after the
+// registrar was stored (under `valueLock`), and the registrar is never removed. Every set or
+// `modify` made after that store takes `valueLock` after it, finds the registrar, and calls
+// `willSet` and `didSet`. A change made between a read and the end of `apply` reaches no tracker,
+// exactly as with an `@Observable` class: Observation installs the tracker when `apply` returns.
+//
+// `observation` is written once, under `valueLock`, and never changes again; a set reads it under
+// `valueLock` and, having found it, may read it again without the lock.
+
+#if canImport(Observation)
+  /// The registrar of one variable's value, made when the value is first read.
+  @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+  final class ValueRegistration: Observable, Sendable {
+    /// Where Observation records the trackers of this value.
+    let registrar = ObservationRegistrar()
+
+    /// The one tracked property: the variable's value, which lives in the core.
+    var value: Void { () }
+
+    /// `\.value`, made once: a key path literal costs a runtime call each time it is evaluated.
+    static let valueKeyPath: KeyPath<ValueRegistration, Void> & Sendable = \.value
+  }
+#endif
+
+extension SubjectCore {
+  /// Tells Observation that the value was read, making the registrar on the first read. Called
+  /// with `valueLock` held; cheap (a thread-local load) when no tracking is under way.
+  @usableFromInline
+  func valueWasRead() {
+    #if canImport(Observation)
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+        let registration: ValueRegistration
+        if let observation {
+          registration = unsafeDowncast(observation, to: ValueRegistration.self)
+        } else {
+          registration = ValueRegistration()
+          observation = registration
+        }
+        registration.registrar.access(registration, keyPath: ValueRegistration.valueKeyPath)
+      }
+    #endif
+  }
+
+  /// Tells Observation that the value is about to change: its trackers' `onChange` run here, on
+  /// the setting thread. Called with `lock` held, never `valueLock`, once `observation` was found.
+  @usableFromInline
+  func valueWillChange() {
+    #if canImport(Observation)
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation {
+        let registration = unsafeDowncast(observation, to: ValueRegistration.self)
+        registration.registrar.willSet(registration, keyPath: ValueRegistration.valueKeyPath)
+      }
+    #endif
+  }
+
+  /// Tells Observation that the value has changed. Called like ``valueWillChange()``.
+  @usableFromInline
+  func valueDidChange() {
+    #if canImport(Observation)
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation {
+        let registration = unsafeDowncast(observation, to: ValueRegistration.self)
+        registration.registrar.didSet(registration, keyPath: ValueRegistration.valueKeyPath)
+      }
+    #endif
+  }
+}
