@@ -19,6 +19,7 @@ let package = Package(
         .product(name: "FluxCore", package: "Flux"),
         .product(name: "FluxReactive", package: "Flux"),
         .product(name: "OpenCombine", package: "OpenCombine"),
+        .product(name: "OpenCombineDispatch", package: "OpenCombine"),
       ]
     ),
   ],

@@ -174,12 +174,12 @@ struct Report {
   }
 }
 
-private func number(_ value: Double?) -> String {
+func number(_ value: Double?) -> String {
   guard let value, value.isFinite else { return "null" }
   return format(value, digits: 4)
 }
 
-private func quoted(_ text: String) -> String {
+func quoted(_ text: String) -> String {
   "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
 }
 
@@ -207,7 +207,7 @@ func format(_ value: Double, digits: Int) -> String {
 }
 
 /// The current date and time, UTC, as `2025-01-31 12:00 UTC`.
-private func utcDate() -> String {
+func utcDate() -> String {
   var seconds = time(nil)
   var parts = tm()
   gmtime_r(&seconds, &parts)
@@ -217,7 +217,7 @@ private func utcDate() -> String {
 }
 
 /// The CPU model, core count, OS and toolchain (from `FLUX_BENCH_TOOLCHAIN`, set by run.sh).
-private func machineDescription() -> String {
+func machineDescription() -> String {
   var parts: [String] = []
   if let model = cpuModel() { parts.append(model) }
   parts.append("\(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores")

@@ -42,7 +42,7 @@ func runAll(_ options: RunOptions) -> Int32 {
 }
 
 /// Runs `command` and parses the `RESULT` line it prints; `nil` if it failed.
-private func runChild(_ command: String) -> Sample? {
+func runChild(_ command: String) -> Sample? {
   guard let pipe = popen(command, "r") else { return nil }
   var output = ""
   var line = [CChar](repeating: 0, count: 4096)
@@ -76,7 +76,7 @@ func resultLine(_ sample: Sample) -> String {
 }
 
 /// The path of this executable, so that children run the same build.
-private func currentExecutable() -> String {
+func currentExecutable() -> String {
   var buffer = [CChar](repeating: 0, count: 4096)
   let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
   if length > 0 {
@@ -90,7 +90,7 @@ func printError(_ message: String) {
   _ = line.withCString { write(2, $0, strlen($0)) }
 }
 
-private func writeFile(_ text: String, to path: String) -> Bool {
+func writeFile(_ text: String, to path: String) -> Bool {
   guard let file = fopen(path, "w") else { return false }
   defer { fclose(file) }
   return fputs(text, file) >= 0

@@ -9,13 +9,20 @@ let usage = """
                           [--json PATH]
          flux-bench smoke
          flux-bench child WORKLOAD IMPLEMENTATION [--rounds N] [--size N]
+         flux-bench scaling [--reps N] [--curves send,global,churn,queue,main] [--implementations flux,opencombine]
+                            [--work F] [--sizes 100,10000] [--json PATH]
+         flux-bench scaling-child CURVE IMPLEMENTATION SIZE [--work F]
 
   run    (default) each workload of each contender in N fresh processes; prints the table of medians
-  smoke  every workload of every contender once at a tiny size in this process; checks the counters
+  smoke  every workload of every contender once at a tiny size in this process; checks the counters;
+         then each Flux scaling curve at 100 and 10,000, which must grow no faster than linear
   child  one measurement, printed as a RESULT line (what run starts)
+  scaling        the cost per item of each curve at each size, in N fresh processes per point
+  scaling-child  one point of a curve, printed as a RESULT line (what scaling starts)
   """
 
-/// Runs every workload of every contender once at a tiny size; exits non-zero on a wrong counter.
+/// Runs every workload of every contender once at a tiny size, then checks the Flux scaling
+/// curves; exits non-zero on a wrong counter or a curve that grows faster than linear.
 func smoke() -> Int32 {
   var failures = 0
   if !allocationCountingWorks() {
@@ -34,7 +41,8 @@ func smoke() -> Int32 {
   }
   let total = Workload.allCases.count * Implementation.allCases.count
   print("\(total - failures) passed, \(failures) failed")
-  return failures == 0 ? 0 : 1
+  let linear = scalingSmoke()
+  return failures == 0 && linear ? 0 : 1
 }
 
 func child(_ arguments: ArraySlice<String>) -> Int32 {
@@ -91,6 +99,8 @@ case "help", "--help", "-h":
 case "smoke": exit(smoke())
 case "child": exit(child(arguments.dropFirst()))
 case "run": exit(run(arguments.dropFirst()))
+case "scaling": exit(scaling(arguments.dropFirst()))
+case "scaling-child": exit(scalingChild(arguments.dropFirst()))
 case nil: exit(run(arguments))
 case let other? where other.hasPrefix("--"): exit(run(arguments))
 default:

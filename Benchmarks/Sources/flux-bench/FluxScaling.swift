@@ -1,0 +1,130 @@
+import Dispatch
+import FluxCore
+import FluxReactive
+
+/// The scaling curves written with Flux, the way its documentation shows.
+enum FluxScaling {
+  static func point(_ curve: Curve, size: Int, tally: Tally) -> ScalingPoint {
+    switch curve {
+    case .send: return ScalingPoint(prepared: sends(observers: size, tally: tally))
+    case .global: return ScalingPoint(prepared: globalDispatch(stores: size, tally: tally))
+    case .churn: return churn(standing: size, tally: tally)
+    case .queue:
+      return ScalingPoint(prepared: batches(of: size, on: .queue(DispatchQueue(label: "flux")), tally: tally))
+    case .main: return ScalingPoint(prepared: batches(of: size, on: .mainThread, tally: tally))
+    }
+  }
+
+  private static func sends(observers: Int, tally: Tally) -> Prepared {
+    let sink = Sink<Int>()
+    for _ in 0..<observers {
+      sink.signal.observe { tally.add($0) }
+    }
+    return Prepared(
+      run: { range in
+        for value in range { sink.send(value: value) }
+      },
+      expected: { sum($0) &* observers }
+    )
+  }
+
+  private static func globalDispatch(stores count: Int, tally: Tally) -> Prepared {
+    let stores = (0..<count).map { _ in
+      Store<SpreadState>(state: SpreadState(tally: tally), mutations: SpreadMutations(), executor: .immediate)
+    }
+    return Prepared(
+      run: { range in
+        for value in range { Store<SpreadState>.actions.dispatch(action: value) }
+      },
+      expected: { range in withExtendedLifetime(stores) { sum(range) &* count } }
+    )
+  }
+
+  /// The standing observers' handles live in a pre-touched holder, so the growth of the
+  /// resident set while they subscribe is what the library allocates for them.
+  private static func churn(standing count: Int, tally: Tally) -> ScalingPoint {
+    let sink = Sink<Int>()
+    let standing = Holder<any Disposable>(capacity: count)
+    let signal = sink.signal
+    let residentBefore = residentBytes()
+    for _ in 0..<count {
+      standing.append(signal.observe { tally.add($0) })
+    }
+    let residentAfter = residentBytes()
+    let prepared = Prepared(
+      run: { range in
+        for _ in range {
+          let disposable = sink.signal.observe { tally.add($0) }
+          disposable.dispose()
+        }
+      },
+      expected: { _ in 0 },
+      finish: {
+        withExtendedLifetime(standing) { sink.send(value: 7) }
+        return 7 &* count
+      }
+    )
+    return ScalingPoint(prepared: prepared, bytesPerItem: Double(residentAfter - residentBefore) / Double(count))
+  }
+
+  /// Each operation dispatches `size` actions from the calling thread and waits until the
+  /// last of them has been committed.
+  private static func batches(of size: Int, on executor: Executor, tally: Tally) -> Prepared {
+    let committed = DispatchSemaphore(value: 0)
+    let store = Store<BatchState>(
+      state: BatchState(tally: tally, batch: size, committed: committed), mutations: BatchMutations(),
+      executor: executor)
+    return Prepared(
+      run: { range in
+        for _ in range {
+          for _ in 0..<size { store.actions.dispatch(action: 1) }
+          committed.wait()
+        }
+      },
+      expected: { $0.count &* size }
+    )
+  }
+}
+
+// MARK: Global dispatch: stores that add every action into the tally
+
+private final class SpreadState: State {
+  typealias Action = Int
+  typealias Mutations = SpreadMutations
+
+  let tally: Tally
+
+  init(tally: Tally) {
+    self.tally = tally
+  }
+}
+
+private struct SpreadMutations: Mutations {
+  func commit(action: Int, state: SpreadState) {
+    state.tally.add(action)
+  }
+}
+
+// MARK: Throughput: a store that signals when a batch is committed
+
+private final class BatchState: State {
+  typealias Action = Int
+  typealias Mutations = BatchMutations
+
+  let tally: Tally
+  let batch: Int
+  let committed: DispatchSemaphore
+
+  init(tally: Tally, batch: Int, committed: DispatchSemaphore) {
+    self.tally = tally
+    self.batch = batch
+    self.committed = committed
+  }
+}
+
+private struct BatchMutations: Mutations {
+  func commit(action: Int, state: BatchState) {
+    state.tally.add(action)
+    if state.tally.total % state.batch == 0 { state.committed.signal() }
+  }
+}

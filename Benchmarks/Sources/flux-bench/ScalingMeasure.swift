@@ -1,0 +1,108 @@
+import Dispatch
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A counter of a scaling point that disagrees with what the point sent.
+struct ScalingMismatch: Error, CustomStringConvertible {
+  let curve: Curve
+  let implementation: Implementation
+  let size: Int
+  let expected: Int
+  let actual: Int
+
+  var description: String {
+    "\(curve.rawValue) \(implementation.title) at \(size): counter is \(actual), expected \(expected)"
+  }
+}
+
+/// One curve of one contender at one size, ready to run: one operation per index of a range.
+struct ScalingPoint {
+  let prepared: Prepared
+  /// Resident bytes per standing observer, where the point measures them.
+  var bytesPerItem: Double?
+}
+
+extension Implementation {
+  /// Makes `curve` ready to run at `size`, with every observer or mutation adding into `tally`.
+  func scalingPoint(_ curve: Curve, size: Int, tally: Tally) -> ScalingPoint {
+    switch self {
+    case .flux: return FluxScaling.point(curve, size: size, tally: tally)
+    case .openCombine: return OpenCombineScaling.point(curve, size: size, tally: tally)
+    case .baseline: preconditionFailure("the scaling curves compare Flux and OpenCombine")
+    }
+  }
+}
+
+/// Measures `curve` of one contender at `size`: a warm-up round of a tenth of the operations,
+/// then the curve's timed rounds; the fastest, in nanoseconds per item. Checks the counter.
+func measureScaling(
+  _ curve: Curve,
+  _ implementation: Implementation,
+  size: Int,
+  work: Double
+) throws(ScalingMismatch) -> Sample {
+  let tally = Tally()
+  defer { tally.free() }
+  let point = implementation.scalingPoint(curve, size: size, tally: tally)
+  let prepared = point.prepared
+  let operations = curve.operations(size: size, work: work, implementation: implementation)
+  var expected = tally.total
+  var next = 0
+
+  func round(_ count: Int) -> UInt64 {
+    let range = next..<(next + count)
+    let start = now()
+    prepared.run(range)
+    let end = now()
+    expected &+= prepared.expected(range)
+    next += count
+    return end - start
+  }
+
+  _ = round(max(1, operations / 10))
+  var best = UInt64.max
+  for _ in 0..<curve.rounds { best = min(best, round(operations)) }
+  expected &+= prepared.finish()
+
+  guard tally.total == expected else {
+    throw ScalingMismatch(
+      curve: curve, implementation: implementation, size: size, expected: expected, actual: tally.total)
+  }
+  let items = Double(operations) * Double(curve.itemsPerOperation(size: size))
+  return Sample(nanoseconds: Double(best) / items, allocations: nil, bytes: point.bytesPerItem)
+}
+
+/// `flux-bench scaling-child CURVE IMPLEMENTATION SIZE [--work F]`: one point, printed as a
+/// `RESULT` line. The `.mainThread` curve measures on a worker thread while the main thread
+/// runs `dispatchMain()`.
+func scalingChild(_ arguments: ArraySlice<String>) -> Int32 {
+  let values = Array(arguments)
+  guard values.count >= 3, let curve = Curve(rawValue: values[0]),
+    let implementation = Implementation(rawValue: values[1]), implementation != .baseline,
+    let size = Int(values[2]), size > 0
+  else {
+    printError(usage)
+    return 2
+  }
+  let work = values.firstIndex(of: "--work").flatMap { $0 + 1 < values.count ? Double(values[$0 + 1]) : nil } ?? 1
+  guard curve == .main else { return measureAndPrint(curve, implementation, size: size, work: work) }
+  DispatchQueue.global().async {
+    exit(measureAndPrint(curve, implementation, size: size, work: work))
+  }
+  dispatchMain()
+}
+
+private func measureAndPrint(_ curve: Curve, _ implementation: Implementation, size: Int, work: Double) -> Int32 {
+  do {
+    let sample = try measureScaling(curve, implementation, size: size, work: work)
+    print(resultLine(sample))
+    return 0
+  } catch {
+    printError("wrong counter: \(error)")
+    return 1
+  }
+}
