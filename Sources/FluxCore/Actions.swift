@@ -23,17 +23,19 @@
 public struct Actions<State: FluxCore.State>: Sendable {
   // Exactly one of the two is set: one store's core, or the registry of a state type. The core
   // is held strongly but keeps nothing alive: when its store is freed, it drops the state and
-  // the mutations and refuses every later action.
+  // the mutations and refuses every later action. The registry is never freed (`Registries`
+  // keeps every one for the life of the process), so holding it costs no reference count.
   @usableFromInline
   let core: StoreCore<State>?
   @usableFromInline
-  let registry: StoreRegistry<State>?
+  unowned(unsafe) let registry: StoreRegistry<State>?
 
   init(core: StoreCore<State>) {
     self.core = core
     self.registry = nil
   }
 
+  @inlinable
   init(registry: StoreRegistry<State>) {
     self.core = nil
     self.registry = registry

@@ -74,6 +74,7 @@ open class Store<State: FluxCore.State>: @unchecked Sendable {
   ///
   /// Each store commits the action on its own executor, under its own ordering rules. A store
   /// created while a global dispatch runs receives all of that action or none of it.
+  @inlinable
   public static var actions: Actions<State> {
     Actions(registry: StoreRegistry<State>.shared)
   }

@@ -12,6 +12,9 @@ struct GlobalDispatchTests {
   enum Creating {}
   enum Weak {}
   enum Order {}
+  enum Threads {}
+  enum Interleaved {}
+  enum Interleaved2 {}
 
   @Test("inv11: store.actions reaches that store only")
   func inv11_instanceActionsReachOneStore() {
@@ -35,6 +38,59 @@ struct GlobalDispatchTests {
     for state in states { #expect(state.committed.values == [42]) }
     #expect(stranger.committed.values.isEmpty)
     withExtendedLifetime((stores, strangerStore)) {}
+  }
+
+  @Test("inv11: on every thread, Store<S>.actions reaches the stores live now, created here or elsewhere")
+  func inv11_everyThreadReachesStoresCreatedOnAnyThread() {
+    let threads = 4
+    let rounds = 50
+    let states = Recorder<LogState<Threads>>()
+    // Each thread looks the type up (first use on that thread), then creates a store, then
+    // dispatches; every store is created before every dispatch of the next round.
+    for round in 0..<rounds {
+      let stores = Recorder<Store<LogState<Threads>>>()
+      DispatchQueue.concurrentPerform(iterations: threads) { _ in
+        _ = Store<LogState<Threads>>.actions
+        let state = LogState<Threads>()
+        states.append(state)
+        stores.append(Store(state: state, mutations: .init(), executor: .immediate))
+      }
+      DispatchQueue.concurrentPerform(iterations: threads) { thread in
+        Store<LogState<Threads>>.actions.dispatch(action: round * threads + thread)
+      }
+      for state in states.values.suffix(threads) {
+        #expect(Set(state.committed.values) == Set((0..<threads).map { round * threads + $0 }))
+      }
+      withExtendedLifetime(stores) {}
+    }
+    #expect(states.values.count == threads * rounds)
+  }
+
+  @Test("inv11: global dispatch of one state type never reaches another, on any thread")
+  func inv11_threadsCachingSeveralTypesKeepThemApart() {
+    let first = LogState<Interleaved>()
+    let second = LogState<Interleaved2>()
+    let queues = (DispatchQueue(label: "first"), DispatchQueue(label: "second"))
+    let stores = (
+      Store(state: first, mutations: .init(), executor: .queue(queues.0)),
+      Store(state: second, mutations: .init(), executor: .queue(queues.1))
+    )
+    DispatchQueue.concurrentPerform(iterations: 400) { index in
+      if index.isMultiple(of: 2) {
+        Store<LogState<Interleaved>>.actions.dispatch(action: index)
+      } else {
+        Store<LogState<Interleaved2>>.actions.dispatch(action: index)
+      }
+    }
+    stores.0.actions.dispatch(action: -1)
+    stores.1.actions.dispatch(action: -1)
+    // Every drain was scheduled before these: waiting for the queues waits for the commits.
+    queues.0.sync {}
+    queues.1.sync {}
+    #expect(first.committed.values.filter { $0 >= 0 }.allSatisfy { $0.isMultiple(of: 2) })
+    #expect(second.committed.values.filter { $0 >= 0 }.allSatisfy { !$0.isMultiple(of: 2) })
+    #expect(first.committed.values.count == 201)
+    #expect(second.committed.values.count == 201)
   }
 
   @Test("inv11: global actions keep dispatch order per store, on each store's executor")

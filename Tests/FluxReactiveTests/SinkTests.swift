@@ -144,6 +144,49 @@ struct SinkTests {
     #expect(secondSeen.values.isEmpty)
   }
 
+  @Test("inv4: a newcomer in the slot of an observer disposed during the delivery misses that value")
+  func inv4_newcomerInDisposedSlotMissesValue() {
+    let sink = Sink<Int>()
+    let lastSeen = Recorder<Int>()
+    let newcomerSeen = Recorder<Int>()
+    // Set and read on this thread only: before the send, and inside its delivery.
+    let last = Box<(any Disposable)?>(nil)
+    let newcomer = Box<(any Disposable)?>(nil)
+    sink.signal.observe { value in
+      guard value == 1 else { return }
+      // Disposing the newest observer drops its slot; the newcomer takes that position.
+      last.value?.dispose()
+      newcomer.value = sink.signal.observe { newcomerSeen.append($0) }
+    }
+    last.value = sink.signal.observe { lastSeen.append($0) }
+    sink.send(value: 1)
+    sink.send(value: 2)
+    #expect(lastSeen.values.isEmpty)
+    #expect(newcomerSeen.values == [2])
+    withExtendedLifetime(newcomer) {}
+  }
+
+  @Test("inv6: an observer that disposes itself during its call is released when the delivery ends")
+  func inv6_selfDisposedObserverReleasedAfterDelivery() {
+    final class Payload: Sendable {}
+    let sink = Sink<Int>()
+    weak var weakPayload: Payload?
+    // Set on this thread before the send, used by the delivery on this thread.
+    let own = Box<(any Disposable)?>(nil)
+    do {
+      let payload = Payload()
+      weakPayload = payload
+      own.value = sink.signal.observe { _ in
+        own.value?.dispose()
+        own.value = nil
+        withExtendedLifetime(payload) {}  // still alive while its observer runs
+      }
+    }
+    #expect(weakPayload != nil)
+    sink.send(value: 1)
+    #expect(weakPayload == nil)
+  }
+
   @Test("dropping the last reference to a sink during its own delivery does not crash")
   func droppingSinkDuringDelivery() {
     // The box holds the only reference; the delivery, on this thread, drops it.

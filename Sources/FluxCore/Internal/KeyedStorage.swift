@@ -74,6 +74,17 @@ package struct KeyedStorage<Element> {
     }
   }
 
+  /// Whether the slot at `index` is still there, under `key`, and holds an element: true for
+  /// an element present at the position a walk found it, however the slots changed since.
+  @inlinable
+  package func holds(_ key: UInt64, at index: Int) -> Bool {
+    slots.withUnsafeBufferPointer { slots in
+      guard index < slots.count, slots[index].key == key else { return false }
+      if case .none = slots[index].element { return false }
+      return true
+    }
+  }
+
   /// Whether an element is stored under `key`.
   @inlinable
   package func contains(_ key: UInt64) -> Bool {

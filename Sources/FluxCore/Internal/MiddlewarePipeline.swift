@@ -3,14 +3,24 @@
 /// Immutable; a store swaps in a new one when the shared list changes. A store without any
 /// middleware has no pipeline at all, so the feature costs it one `nil` check per commit.
 ///
-/// Each hook has its own array of closures in one-field structs, called through a borrowed
-/// buffer: a hook call retains nothing.
+/// Each hook has its own array of closures in one-field structs, each borrowed from its
+/// array for its call: a hook call retains nothing.
+///
+/// A middleware that keeps the default `intercept` proceeds at once, always: the first time it
+/// does so, through `Proceed.proceedByDefault(of:)` with the type recorded for its stage, the
+/// store marks that stage `passesThrough`, and later actions skip it, with no ticket and no
+/// lock round trip. The type check makes this sound: the default `intercept` of the very type
+/// at that stage ran, and a type that has its own `intercept` never runs the default one, so
+/// the stage's `intercept` is the default for every action. (A middleware whose own `intercept`
+/// calls the default of another type reports that other type, and is never skipped.)
 @usableFromInline
-final class MiddlewarePipeline<State: FluxCore.State>: Sendable {
+final class MiddlewarePipeline<State: FluxCore.State>: @unchecked Sendable {
   @usableFromInline
   struct Interceptor: Sendable {
     @usableFromInline
     let call: @Sendable (State.Action, State, Proceed) -> Void
+    /// The type whose `intercept` `call` runs.
+    let type: ObjectIdentifier
   }
 
   @usableFromInline
@@ -22,6 +32,10 @@ final class MiddlewarePipeline<State: FluxCore.State>: Sendable {
   /// Interceptions in order: shared first, then the store's.
   @usableFromInline
   let interceptors: ContiguousArray<Interceptor>
+  /// For each interceptor, whether it is known to keep the default `intercept`. Guarded by the
+  /// lock of the store that owns the pipeline (each store builds its own); only ever set.
+  @usableFromInline @exclusivity(unchecked)
+  var passesThrough: ContiguousArray<Bool>
   /// `willCommit` in order: shared first, then the store's.
   @usableFromInline
   let willCommitHooks: ContiguousArray<Hook>
@@ -41,15 +55,32 @@ final class MiddlewarePipeline<State: FluxCore.State>: Sendable {
   private init(own: [AnyMiddleware<State>], shared: [AnyMiddleware<State>]) {
     let outerFirst = shared + own
     let innerFirst = own + shared
-    interceptors = ContiguousArray(outerFirst.map { Interceptor(call: $0.interceptBody) })
+    interceptors = ContiguousArray(outerFirst.map { Interceptor(call: $0.interceptBody, type: $0.interceptor) })
+    passesThrough = ContiguousArray(repeating: false, count: outerFirst.count)
     willCommitHooks = ContiguousArray(outerFirst.map { Hook(call: $0.willCommitBody) })
     didCommitHooks = ContiguousArray(innerFirst.map { Hook(call: $0.didCommitBody) })
     didCancelHooks = ContiguousArray(innerFirst.map { Hook(call: $0.didCancelBody) })
   }
 
+  /// The first stage from `stage` on whose middleware must intercept: known pass-through
+  /// stages are skipped. Called with the store's lock held.
+  @inlinable
+  func firstIntercepting(from stage: Int) -> Int {
+    var stage = stage
+    while stage < passesThrough.count && passesThrough[stage] { stage &+= 1 }
+    return stage
+  }
+
+  /// Marks `stage` as passing through if `type`'s default `intercept` decided for it and is
+  /// the stage's own. Called with the store's lock held.
+  @usableFromInline
+  func learn(stage: Int, decidedByDefaultOf type: ObjectIdentifier?) {
+    if let type, stage < interceptors.count, interceptors[stage].type == type { passesThrough[stage] = true }
+  }
+
   @inlinable
   func intercept(at index: Int, _ action: State.Action, _ state: State, _ proceed: Proceed) {
-    interceptors.withUnsafeBufferPointer { $0[index].call(action, state, proceed) }
+    interceptors[index].call(action, state, proceed)
   }
 
   @inlinable
@@ -67,10 +98,15 @@ final class MiddlewarePipeline<State: FluxCore.State>: Sendable {
     Self.run(didCancelHooks, action, state)
   }
 
+  /// Calls each hook in order. The pipeline's arrays never change, so each hook is borrowed
+  /// from the array for its call; reading it through an `UnsafeBufferPointer` instead would
+  /// retain and release its closure.
   @inlinable
   static func run(_ hooks: ContiguousArray<Hook>, _ action: State.Action, _ state: State) {
-    hooks.withUnsafeBufferPointer { hooks in
-      for index in hooks.indices { hooks[index].call(action, state) }
+    var index = 0
+    while index < hooks.count {
+      hooks[index].call(action, state)
+      index &+= 1
     }
   }
 }

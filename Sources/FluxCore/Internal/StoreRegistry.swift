@@ -24,6 +24,7 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
   var stores = KeyedStorage<Entry>()
 
   /// The registry of `State`, created on first use.
+  @inlinable
   static var shared: StoreRegistry<State> {
     Registries.registry(for: State.self)
   }
@@ -54,10 +55,13 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
   /// Dispatches `action` to every store registered now.
   @inlinable
   func dispatch(_ action: State.Action) {
-    snapshot.withUnsafeBufferPointer { slots in
-      for index in slots.indices {
-        slots[index].element?.core.dispatch(action)
-      }
+    // A local copy keeps every core alive for the walk, so each is borrowed from it (optional
+    // chaining reads the element in place), not retained and released.
+    let slots = snapshot
+    var index = 0
+    while index < slots.count {
+      slots[index].element?.core.dispatch(action)
+      index &+= 1
     }
   }
 
@@ -112,6 +116,7 @@ protocol SharedMiddlewareReceiver: AnyObject, Sendable {
 /// Lock order: `Registries.lock`, then a registry's lock, then a store core's lock. No user
 /// code runs under any of them: middleware and pipelines replaced under them are released
 /// after.
+@usableFromInline
 enum Registries {
   private static let lock = Lock()
   // Guarded by `lock`.
@@ -119,8 +124,26 @@ enum Registries {
   // Guarded by `lock`.
   nonisolated(unsafe) private static var shared = KeyedStorage<any SharedMiddleware>()
 
+  /// The registry of `type`: from the calling thread's cache, so without the process-wide lock,
+  /// once the thread has looked it up before.
+  ///
+  /// `@inlinable`, with the lookup itself not generic: specialized in the caller, finding a
+  /// cached registry involves no generic metadata.
+  @inlinable
   static func registry<State: FluxCore.State>(for type: State.Type) -> StoreRegistry<State> {
-    lock.withLock { registryLocked(for: type) }
+    if let cached = RegistryCache.registry(for: ObjectIdentifier(type)) {
+      return unsafeDowncast(cached, to: StoreRegistry<State>.self)
+    }
+    return lookUpAndCache(type)
+  }
+
+  /// Finds or makes the registry of `type` under the process-wide lock, and caches it for the
+  /// calling thread.
+  @usableFromInline
+  static func lookUpAndCache<State: FluxCore.State>(_ type: State.Type) -> StoreRegistry<State> {
+    let registry = lock.withLock { registryLocked(for: type) }
+    RegistryCache.current.remember(registry, for: ObjectIdentifier(type))
+    return registry
   }
 
   private static func registryLocked<State: FluxCore.State>(for type: State.Type) -> StoreRegistry<State> {

@@ -250,8 +250,9 @@ struct StoreStateMachine<State: FluxCore.State> {
     var pending = pending
     if pending.stage == 0 { pending.pipeline = pipeline }
     var ticket: ProceedTicket?
-    if let pipeline = pending.pipeline, pending.stage >= 0, pending.stage < pipeline.interceptors.count {
-      ticket = start(spare.take() ?? newTicket())
+    if let pipeline = pending.pipeline, pending.stage >= 0 {
+      pending.stage = pipeline.firstIntercepting(from: pending.stage)
+      if pending.stage < pipeline.interceptors.count { ticket = start(spare.take() ?? newTicket()) }
     }
     return Handout(pending: pending, target: target.unsafelyUnwrapped, ticket: ticket)
   }
@@ -269,6 +270,7 @@ struct StoreStateMachine<State: FluxCore.State> {
     lastSerial &+= 1
     ticket.serial = lastSerial
     ticket.phase = .running
+    ticket.decidedByDefaultOf = nil
     return ticket
   }
 
@@ -300,8 +302,14 @@ struct StoreStateMachine<State: FluxCore.State> {
     }
     ticket.phase = .done
     if isStoreFreed { return .dropped }
-    pending.stage = goesOn ? pending.stage + 1 : Pending.cancelled
-    if goesOn, pending.stage < pending.pipeline.unsafelyUnwrapped.interceptors.count {
+    let pipeline = pending.pipeline.unsafelyUnwrapped
+    if goesOn {
+      pipeline.learn(stage: pending.stage, decidedByDefaultOf: ticket.decidedByDefaultOf)
+      pending.stage = pipeline.firstIntercepting(from: pending.stage + 1)
+    } else {
+      pending.stage = Pending.cancelled
+    }
+    if goesOn, pending.stage < pipeline.interceptors.count {
       return .intercept(start(reusable ? ticket : newTicket()))
     }
     if reusable { spare = ticket }

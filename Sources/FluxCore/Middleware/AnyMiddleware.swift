@@ -11,6 +11,9 @@
 public struct AnyMiddleware<State: FluxCore.State>: Middleware {
   @usableFromInline
   let interceptBody: @Sendable (State.Action, State, Proceed) -> Void
+  /// The type whose `intercept` `interceptBody` calls: the wrapped middleware's, or, for a
+  /// wrapped `AnyMiddleware`, the type it wraps.
+  let interceptor: ObjectIdentifier
   @usableFromInline
   let willCommitBody: @Sendable (State.Action, State) -> Void
   @usableFromInline
@@ -22,6 +25,11 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
   ///
   /// - Parameter middleware: The middleware to wrap.
   public init<Wrapped: Middleware>(_ middleware: Wrapped) where Wrapped.State == State {
+    if let wrapped = middleware as? AnyMiddleware<State> {
+      self = wrapped
+      return
+    }
+    interceptor = ObjectIdentifier(Wrapped.self)
     interceptBody = { middleware.intercept(action: $0, state: $1, proceed: $2) }
     willCommitBody = { middleware.willCommit(action: $0, state: $1) }
     didCommitBody = { middleware.didCommit(action: $0, state: $1) }
@@ -31,7 +39,8 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
   /// Wraps a shared middleware, to serve only the stores given this value.
   ///
   /// - Parameter middleware: The middleware to wrap.
-  public init(_ middleware: some SharedMiddleware) {
+  public init<Wrapped: SharedMiddleware>(_ middleware: Wrapped) {
+    interceptor = ObjectIdentifier(Wrapped.self)
     interceptBody = { middleware.intercept(action: $0, state: $1, proceed: $2) }
     willCommitBody = { middleware.willCommit(action: $0, state: $1) }
     didCommitBody = { middleware.didCommit(action: $0, state: $1) }

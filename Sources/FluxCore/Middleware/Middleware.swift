@@ -69,8 +69,11 @@ public protocol Middleware<State>: Sendable {
 
 extension Middleware {
   /// Proceeds at once.
+  ///
+  /// A store learns from the first action that a middleware keeps this implementation, and
+  /// from then on lets its actions through without an interception.
   public func intercept(action: State.Action, state: State, proceed: Proceed) {
-    proceed()
+    proceed.proceedByDefault(of: Self.self)
   }
 
   /// Does nothing.

@@ -37,11 +37,17 @@ public struct Proceed: Sendable {
     decide(false)
   }
 
-  private func decide(_ goesOn: Bool) {
+  /// Proceeds, for the default `intercept` of `type`: the store may then let later actions
+  /// through `type`'s stage without an interception.
+  func proceedByDefault(of type: Any.Type) {
+    decide(true, byDefaultOf: ObjectIdentifier(type))
+  }
+
+  private func decide(_ goesOn: Bool, byDefaultOf type: ObjectIdentifier? = nil) {
     // A decision during the interception (the common case) needs nothing generic: it is
     // recorded here, under the store's lock. Every other goes to the store's state machine.
     ticket.lock.lock()
-    let recorded = ticket.recordDuringInterception(serial: serial, goesOn: goesOn)
+    let recorded = ticket.recordDuringInterception(serial: serial, goesOn: goesOn, byDefaultOf: type)
     ticket.lock.unlock()
     if !recorded { ticket.target.decide(ticket, serial: serial, goesOn: goesOn) }
   }
@@ -81,6 +87,9 @@ final class ProceedTicket: @unchecked Sendable {
   var serial: UInt64 = 0
   @usableFromInline @exclusivity(unchecked)
   var phase = Phase.idle
+  /// The type whose default `intercept` made the decision during the interception, if one did.
+  @usableFromInline @exclusivity(unchecked)
+  var decidedByDefaultOf: ObjectIdentifier?
 
   @usableFromInline
   init(target: any ProceedTarget, lock: Lock) {
@@ -92,9 +101,10 @@ final class ProceedTicket: @unchecked Sendable {
   /// decision made for `serial` while its interception runs. `false` if the interception is
   /// not running any more (or the ticket serves another one now). Called with `lock` held.
   @usableFromInline
-  func recordDuringInterception(serial: UInt64, goesOn: Bool) -> Bool {
+  func recordDuringInterception(serial: UInt64, goesOn: Bool, byDefaultOf type: ObjectIdentifier? = nil) -> Bool {
     guard self.serial == serial, case .running = phase else { return false }
     phase = .decided(goesOn)
+    decidedByDefaultOf = type
     return true
   }
 

@@ -53,8 +53,11 @@ public protocol SharedMiddleware: Sendable {
 
 extension SharedMiddleware {
   /// Proceeds at once.
+  ///
+  /// A store learns from the first action that a middleware keeps this implementation, and
+  /// from then on lets its actions through without an interception.
   public func intercept(action: any Sendable, state: any State, proceed: Proceed) {
-    proceed()
+    proceed.proceedByDefault(of: Self.self)
   }
 
   /// Does nothing.

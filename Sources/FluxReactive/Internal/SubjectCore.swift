@@ -130,13 +130,25 @@ final class SubjectCore<Value>: @unchecked Sendable {
   }
 
   /// Calls every observer whose key is below `bound` and whose slot is still filled.
+  ///
+  /// The loop walks a copy of the slots: one reference on the array's buffer keeps every
+  /// observer alive until the delivery ends, so an observer is borrowed for its call, not
+  /// retained and released (an observer that disposes itself, or others, frees nothing under
+  /// the running call). A change to the live slots during the delivery copies them once (copy
+  /// on write), which costs no more than the delivery itself. Only after a removal during a
+  /// delivery (`hasPendingWork`) does the loop consult the live slots, so a disposed observer
+  /// gets nothing more (invariant 4).
   @inlinable
   func deliver(_ value: Value, below bound: UInt64) {
+    let slots = observers.slots
     var index = 0
-    while index < observers.slots.count {
-      let slot = observers.slots[index]
-      if slot.key >= bound { break }
-      if let observer = slot.element { observer.call(value) }
+    while index < slots.count {
+      let key = slots[index].key
+      if key >= bound { break }
+      if _fastPath(!hasPendingWork) || observers.holds(key, at: index) {
+        // Optional chaining borrows the element in place; `if let` would copy (retain) it.
+        slots[index].element?.call(value)
+      }
       index &+= 1
     }
   }

@@ -15,10 +15,16 @@ extension Signal where Value: Sendable {
   /// before `dispose()` returns, so no call starts after it. Disposing from inside the
   /// observer ends the observation after the current call.
   ///
+  /// On `.immediate` the result is this signal itself: values arrive synchronously on the
+  /// sending thread, as they do without `observe(on:)`, with nothing allocated per value.
+  ///
   /// - Parameter executor: Where observers run.
   /// - Returns: The rescheduled signal.
   public func observe(on executor: Executor) -> Signal<Value> {
-    Signal.forwarding { observer in
+    // On `.immediate` the upstream's own delivery already runs each call on the sending thread
+    // and lets no call start once `dispose()` has returned: there is nothing to reschedule.
+    if executor.isImmediate { return self }
+    return Signal.forwarding { observer in
       let scheduled = ObserverGate(observer)
       let upstream = self.observe { value in executor.execute { scheduled.send(value) } }
       return GatedObservation(gate: scheduled, stop: upstream)
