@@ -46,8 +46,9 @@ public struct Actions<State: FluxCore.State>: Sendable {
   /// - Parameter action: The action to commit.
   @inlinable
   public func dispatch(action: State.Action) {
-    if let core {
-      core.dispatch(action)
+    // Optional chaining borrows the core from this value; `if let` would retain it.
+    if core != nil {
+      core?.dispatch(action)
     } else {
       registry?.dispatch(action)
     }
