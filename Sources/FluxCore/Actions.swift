@@ -28,7 +28,7 @@ public struct Actions<State: FluxCore.State>: Sendable {
   @usableFromInline
   let core: StoreCore<State>?
   @usableFromInline
-  unowned(unsafe) let registry: StoreRegistry<State>?
+  let registry: Unmanaged<StoreRegistry<State>>?
 
   init(core: StoreCore<State>) {
     self.core = core
@@ -36,7 +36,7 @@ public struct Actions<State: FluxCore.State>: Sendable {
   }
 
   @inlinable
-  init(registry: StoreRegistry<State>) {
+  init(registry: Unmanaged<StoreRegistry<State>>) {
     self.core = nil
     self.registry = registry
   }
@@ -50,14 +50,14 @@ public struct Actions<State: FluxCore.State>: Sendable {
     if core != nil {
       core?.dispatch(action)
     } else {
-      registry?.dispatch(action)
+      registry?._withUnsafeGuaranteedRef { $0.dispatch(action) }
     }
   }
 
   /// Dispatches `action`; `completion` learns whether it was committed.
   func dispatch(action: State.Action, completion: @escaping @Sendable (Bool) -> Void) {
     if let registry {
-      registry.dispatch(action, completion: completion)
+      registry.takeUnretainedValue().dispatch(action, completion: completion)
     } else if let core {
       core.dispatch(action, completion: completion)
     } else {

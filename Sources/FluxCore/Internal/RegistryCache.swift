@@ -13,9 +13,9 @@
 /// waits for code that registers stores, or dispatches, of another.
 ///
 /// A registry, once made, lives as long as the process and never changes its identity
-/// (``Registries`` keeps every one), so a cached entry can never be stale; the cache holds
-/// them strongly for that reason, and is freed with its thread. Only its own thread touches
-/// it, through a `pthread` key, so it needs no lock.
+/// (``Registries`` keeps every one), so a cached entry can never be stale, and the cache can
+/// hold it by an unretained pointer: using it costs no reference count. The cache is freed with
+/// its thread. Only its own thread touches it, through a `pthread` key, so it needs no lock.
 ///
 /// Its properties opt out of the dynamic exclusivity check: only the owning thread reaches
 /// them, one call at a time, and no call reenters.
@@ -24,20 +24,20 @@ final class RegistryCache {
   /// The state types met so far, and their registries at the same positions. A handful per
   /// thread in practice: a linear scan beats hashing the key.
   @exclusivity(unchecked) private var types: ContiguousArray<ObjectIdentifier> = []
-  @exclusivity(unchecked) private var registries: ContiguousArray<AnyObject> = []
+  @exclusivity(unchecked) private var registries: ContiguousArray<UnsafeMutableRawPointer> = []
   /// Where the last lookup found its type: the next global dispatch is most likely the same.
   @exclusivity(unchecked) private var lastHit = 0
 
   /// The registry the calling thread has cached for `type`, if any.
   @usableFromInline
-  static func registry(for type: ObjectIdentifier) -> AnyObject? {
+  static func registry(for type: ObjectIdentifier) -> UnsafeMutableRawPointer? {
     guard let existing = pthread_getspecific(key) else { return nil }
     // The thread's key keeps the cache alive for as long as the thread runs.
     return Unmanaged<RegistryCache>.fromOpaque(existing)._withUnsafeGuaranteedRef { $0.registry(for: type) }
   }
 
   /// The registry cached for `type`, if any.
-  func registry(for type: ObjectIdentifier) -> AnyObject? {
+  func registry(for type: ObjectIdentifier) -> UnsafeMutableRawPointer? {
     if lastHit < types.count, types[lastHit] == type { return registries[lastHit] }
     guard let index = types.firstIndex(of: type) else { return nil }
     lastHit = index
@@ -47,7 +47,7 @@ final class RegistryCache {
   /// Remembers `registry` as the registry of `type`.
   func remember(_ registry: AnyObject, for type: ObjectIdentifier) {
     types.append(type)
-    registries.append(registry)
+    registries.append(Unmanaged.passUnretained(registry).toOpaque())
     lastHit = types.count - 1
   }
 

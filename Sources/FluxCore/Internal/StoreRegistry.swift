@@ -25,7 +25,7 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
 
   /// The registry of `State`, created on first use.
   @inlinable
-  static var shared: StoreRegistry<State> {
+  static var shared: Unmanaged<StoreRegistry<State>> {
     Registries.registry(for: State.self)
   }
 
@@ -130,11 +130,11 @@ enum Registries {
   /// `@inlinable`, with the lookup itself not generic: specialized in the caller, finding a
   /// cached registry involves no generic metadata.
   @inlinable
-  static func registry<State: FluxCore.State>(for type: State.Type) -> StoreRegistry<State> {
+  static func registry<State: FluxCore.State>(for type: State.Type) -> Unmanaged<StoreRegistry<State>> {
     if let cached = RegistryCache.registry(for: ObjectIdentifier(type)) {
-      return unsafeDowncast(cached, to: StoreRegistry<State>.self)
+      return Unmanaged<StoreRegistry<State>>.fromOpaque(cached)
     }
-    return lookUpAndCache(type)
+    return Unmanaged.passUnretained(lookUpAndCache(type))
   }
 
   /// Finds or makes the registry of `type` under the process-wide lock, and caches it for the
