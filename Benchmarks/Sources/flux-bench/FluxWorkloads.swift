@@ -16,7 +16,42 @@ enum FluxWorkloads {
     case .w7: return globalDispatch(tally: tally)
     case .w8: return contention(tally: tally)
     case .w9: preconditionFailure("W9 runs through memory(tally:)")
+    case .w11: return observeOnImmediate(tally: tally)
+    case .w12: return globalDispatchToOneStore(tally: tally)
     }
+  }
+
+  private static func observeOnImmediate(tally: Tally) -> Prepared {
+    let sink = Sink<Int>()
+    sink.signal.observe(on: .immediate).observe { tally.add($0) }
+    return Prepared(
+      run: { range in
+        for value in range { sink.send(value: value) }
+      },
+      expected: { sum($0) }
+    )
+  }
+
+  private static func globalDispatchToOneStore(tally: Tally) -> Prepared {
+    let store = Store<SoloState>(state: SoloState(tally: tally), mutations: SoloMutations(), executor: .immediate)
+    return Prepared(
+      run: { range in
+        for value in range { Store<SoloState>.actions.dispatch(action: value) }
+      },
+      expected: { range in withExtendedLifetime(store) { sum(range) } }
+    )
+  }
+
+  /// W12's yardstick: the same store, reached through the `store.actions` its owner keeps.
+  static func keptStoreActions(tally: Tally) -> Prepared {
+    let store = Store<SoloState>(state: SoloState(tally: tally), mutations: SoloMutations(), executor: .immediate)
+    let actions = store.actions
+    return Prepared(
+      run: { range in
+        for value in range { actions.dispatch(action: value) }
+      },
+      expected: { range in withExtendedLifetime(store) { sum(range) } }
+    )
   }
 
   private static func sends(observers: Int, tally: Tally) -> Prepared {
@@ -183,6 +218,25 @@ private final class TotalState: State {
 
 private struct TotalMutations: Mutations {
   func commit(action: Int, state: TotalState) {
+    state.tally.add(action)
+  }
+}
+
+// MARK: W12: one store that adds every action into the tally
+
+private final class SoloState: State {
+  typealias Action = Int
+  typealias Mutations = SoloMutations
+
+  let tally: Tally
+
+  init(tally: Tally) {
+    self.tally = tally
+  }
+}
+
+private struct SoloMutations: Mutations {
+  func commit(action: Int, state: SoloState) {
     state.tally.add(action)
   }
 }

@@ -20,7 +20,20 @@ enum OpenCombineWorkloads {
     case .w7: return sends(observers: Workload.globalStores, tally: tally)
     case .w8: return contention(tally: tally)
     case .w9: preconditionFailure("W9 runs through memory(tally:)")
+    case .w11: return receiveOnImmediate(tally: tally)
+    case .w12: return sends(observers: 1, tally: tally)
     }
+  }
+
+  private static func receiveOnImmediate(tally: Tally) -> Prepared {
+    let subject = PassthroughSubject<Int, Never>()
+    let cancellable = subject.receive(on: ImmediateScheduler.shared).sink { tally.add($0) }
+    return Prepared(
+      run: { range in
+        for value in range { subject.send(value) }
+      },
+      expected: { range in withExtendedLifetime(cancellable) { sum(range) } }
+    )
   }
 
   private static func sends(observers: Int, tally: Tally) -> Prepared {

@@ -11,6 +11,8 @@ enum Workload: String, CaseIterable, Sendable {
   case w8 = "W8"
   case w9 = "W9"
   case w10 = "W10"
+  case w11 = "W11"
+  case w12 = "W12"
 
   /// A short name for the table.
   var name: String {
@@ -26,16 +28,18 @@ enum Workload: String, CaseIterable, Sendable {
     case .w8: return "contention"
     case .w9: return "memory"
     case .w10: return "store-middleware"
+    case .w11: return "observe-on-immediate"
+    case .w12: return "global-one-store"
     }
   }
 
   /// What one operation is.
   var unit: String {
     switch self {
-    case .w1, .w2, .w4, .w8: return "send"
+    case .w1, .w2, .w4, .w8, .w11: return "send"
     case .w3, .w3o: return "set"
     case .w5: return "pair"
-    case .w6, .w10: return "action"
+    case .w6, .w10, .w12: return "action"
     case .w7: return "delivery"
     case .w9: return "subscribe"
     }
@@ -58,11 +62,10 @@ enum Workload: String, CaseIterable, Sendable {
   /// The largest Flux / baseline time ratio the targets allow.
   var ratioTarget: Double? {
     switch self {
-    case .w1, .w3: return 1.5
-    case .w2, .w4, .w7, .w8: return 2
-    case .w5: return 2
-    case .w6: return 2.5
-    case .w9, .w10, .w3o: return nil
+    case .w1, .w2, .w3, .w4, .w5, .w6, .w7, .w8, .w11: return 1.5
+    case .w10: return 2
+    case .w12: return 1.3
+    case .w9, .w3o: return nil
     }
   }
 
@@ -80,7 +83,7 @@ enum Workload: String, CaseIterable, Sendable {
   /// W7's stores.
   static let globalStores = 100
   /// W9's most bytes per observer for Flux.
-  static let bytesPerObserverTarget = 96.0
+  static let bytesPerObserverTarget = 48.0
 }
 
 /// The contenders.
