@@ -30,11 +30,11 @@ enum FluxScaling {
 
   private static func globalDispatch(stores count: Int, tally: Tally) -> Prepared {
     let stores = (0..<count).map { _ in
-      Store<SpreadState>(state: SpreadState(tally: tally), mutations: SpreadMutations(), executor: .immediate)
+      Store<TallyState<Spread>>(state: TallyState(tally: tally), mutations: TallyMutations(), executor: .immediate)
     }
     return Prepared(
       run: { range in
-        for value in range { Store<SpreadState>.actions.dispatch(action: value) }
+        for value in range { Store<TallyState<Spread>>.actions.dispatch(action: value) }
       },
       expected: { range in withExtendedLifetime(stores) { sum(range) &* count } }
     )
@@ -86,24 +86,8 @@ enum FluxScaling {
   }
 }
 
-// MARK: Global dispatch: stores that add every action into the tally
-
-private final class SpreadState: State {
-  typealias Action = Int
-  typealias Mutations = SpreadMutations
-
-  let tally: Tally
-
-  init(tally: Tally) {
-    self.tally = tally
-  }
-}
-
-private struct SpreadMutations: Mutations {
-  func commit(action: Int, state: SpreadState) {
-    state.tally.add(action)
-  }
-}
+/// The tag of the global-dispatch curve's stores.
+private enum Spread {}
 
 // MARK: Throughput: a store that signals when a batch is committed
 

@@ -33,10 +33,11 @@ enum FluxWorkloads {
   }
 
   private static func globalDispatchToOneStore(tally: Tally) -> Prepared {
-    let store = Store<SoloState>(state: SoloState(tally: tally), mutations: SoloMutations(), executor: .immediate)
+    let store = Store<TallyState<W12>>(
+      state: TallyState(tally: tally), mutations: TallyMutations(), executor: .immediate)
     return Prepared(
       run: { range in
-        for value in range { Store<SoloState>.actions.dispatch(action: value) }
+        for value in range { Store<TallyState<W12>>.actions.dispatch(action: value) }
       },
       expected: { range in withExtendedLifetime(store) { sum(range) } }
     )
@@ -44,7 +45,8 @@ enum FluxWorkloads {
 
   /// W12's yardstick: the same store, reached through the `store.actions` its owner keeps.
   static func keptStoreActions(tally: Tally) -> Prepared {
-    let store = Store<SoloState>(state: SoloState(tally: tally), mutations: SoloMutations(), executor: .immediate)
+    let store = Store<TallyState<W12>>(
+      state: TallyState(tally: tally), mutations: TallyMutations(), executor: .immediate)
     let actions = store.actions
     return Prepared(
       run: { range in
@@ -128,11 +130,11 @@ enum FluxWorkloads {
 
   private static func globalDispatch(tally: Tally) -> Prepared {
     let stores = (0..<Workload.globalStores).map { _ in
-      Store<TotalState>(state: TotalState(tally: tally), mutations: TotalMutations(), executor: .immediate)
+      Store<TallyState<W7>>(state: TallyState(tally: tally), mutations: TallyMutations(), executor: .immediate)
     }
     return Prepared(
       run: { range in
-        for value in range { Store<TotalState>.actions.dispatch(action: value) }
+        for value in range { Store<TallyState<W7>>.actions.dispatch(action: value) }
       },
       expected: { range in withExtendedLifetime(stores) { sum(range) &* Workload.globalStores } }
     )
@@ -203,11 +205,13 @@ extension Computed where State == CounterState {
   }
 }
 
-// MARK: W7: stores that add every action into the tally
+// MARK: W7, W12 and the global-dispatch curve: stores that add every action into the tally
 
-private final class TotalState: State {
+/// A state whose commits add each action into the tally. `Tag` makes one state type per use,
+/// so that a global dispatch reaches only the stores of its own workload.
+final class TallyState<Tag>: State {
   typealias Action = Int
-  typealias Mutations = TotalMutations
+  typealias Mutations = TallyMutations<Tag>
 
   let tally: Tally
 
@@ -216,27 +220,12 @@ private final class TotalState: State {
   }
 }
 
-private struct TotalMutations: Mutations {
-  func commit(action: Int, state: TotalState) {
+struct TallyMutations<Tag>: Mutations {
+  func commit(action: Int, state: TallyState<Tag>) {
     state.tally.add(action)
   }
 }
 
-// MARK: W12: one store that adds every action into the tally
-
-private final class SoloState: State {
-  typealias Action = Int
-  typealias Mutations = SoloMutations
-
-  let tally: Tally
-
-  init(tally: Tally) {
-    self.tally = tally
-  }
-}
-
-private struct SoloMutations: Mutations {
-  func commit(action: Int, state: SoloState) {
-    state.tally.add(action)
-  }
-}
+/// The tags of the workloads that use ``TallyState``.
+enum W7 {}
+enum W12 {}
