@@ -6,38 +6,14 @@ import FluxReactive
 enum FluxScaling {
   static func point(_ curve: Curve, size: Int, tally: Tally) -> ScalingPoint {
     switch curve {
-    case .send: return ScalingPoint(prepared: sends(observers: size, tally: tally))
-    case .global: return ScalingPoint(prepared: globalDispatch(stores: size, tally: tally))
+    case .send: return ScalingPoint(prepared: FluxWorkloads.sends(observers: size, tally: tally))
+    case .global:
+      return ScalingPoint(prepared: FluxWorkloads.globalDispatch(to: size, TallyState<Spread>.self, tally: tally))
     case .churn: return churn(standing: size, tally: tally)
     case .queue:
       return ScalingPoint(prepared: batches(of: size, on: .queue(DispatchQueue(label: "flux")), tally: tally))
     case .main: return ScalingPoint(prepared: batches(of: size, on: .mainThread, tally: tally))
     }
-  }
-
-  private static func sends(observers: Int, tally: Tally) -> Prepared {
-    let sink = Sink<Int>()
-    for _ in 0..<observers {
-      sink.signal.observe { tally.add($0) }
-    }
-    return Prepared(
-      run: { range in
-        for value in range { sink.send(value: value) }
-      },
-      expected: { sum($0) &* observers }
-    )
-  }
-
-  private static func globalDispatch(stores count: Int, tally: Tally) -> Prepared {
-    let stores = (0..<count).map { _ in
-      Store<TallyState<Spread>>(state: TallyState(tally: tally), mutations: TallyMutations(), executor: .immediate)
-    }
-    return Prepared(
-      run: { range in
-        for value in range { Store<TallyState<Spread>>.actions.dispatch(action: value) }
-      },
-      expected: { range in withExtendedLifetime(stores) { sum(range) &* count } }
-    )
   }
 
   /// The standing observers' handles live in a pre-touched holder, so the growth of the

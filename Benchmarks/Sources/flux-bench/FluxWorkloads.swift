@@ -56,7 +56,8 @@ enum FluxWorkloads {
     )
   }
 
-  private static func sends(observers: Int, tally: Tally) -> Prepared {
+  /// W1, W2 and the send curve: a sink with `observers` observers.
+  static func sends(observers: Int, tally: Tally) -> Prepared {
     let sink = Sink<Int>()
     for _ in 0..<observers {
       sink.signal.observe { tally.add($0) }
@@ -129,14 +130,20 @@ enum FluxWorkloads {
   }
 
   private static func globalDispatch(tally: Tally) -> Prepared {
-    let stores = (0..<Workload.globalStores).map { _ in
-      Store<TallyState<W7>>(state: TallyState(tally: tally), mutations: TallyMutations(), executor: .immediate)
+    globalDispatch(to: Workload.globalStores, TallyState<W7>.self, tally: tally)
+  }
+
+  /// W7 and the global-dispatch curve: `count` stores of one state type, each action dispatched
+  /// to all of them.
+  static func globalDispatch<Tag>(to count: Int, _ state: TallyState<Tag>.Type, tally: Tally) -> Prepared {
+    let stores = (0..<count).map { _ in
+      Store<TallyState<Tag>>(state: TallyState(tally: tally), mutations: TallyMutations(), executor: .immediate)
     }
     return Prepared(
       run: { range in
-        for value in range { Store<TallyState<W7>>.actions.dispatch(action: value) }
+        for value in range { Store<TallyState<Tag>>.actions.dispatch(action: value) }
       },
-      expected: { range in withExtendedLifetime(stores) { sum(range) &* Workload.globalStores } }
+      expected: { range in withExtendedLifetime(stores) { sum(range) &* count } }
     )
   }
 
