@@ -275,4 +275,33 @@ struct StoreStateMachineTests {
     #expect(replaced === started)
     #expect(machine.held[kept.serial]?.pipeline === started)
   }
+
+  /// Runs `action` through a one-middleware machine whose interception decides with `decide`,
+  /// and returns the ticket the next action is handed.
+  func ticketAfterDeciding(_ decide: (Proceed) -> Void) -> ProceedTicket? {
+    var machine = machine(middlewares: 1)
+    var handout = start(&machine, 1)
+    var ticket = handout.ticket.take()!
+    decide(Proceed(ticket: ticket, serial: ticket.serial))
+    guard case .finish = machine.endInterception(&ticket, &handout.pending) else {
+      Issue.record("expected the action to finish")
+      return nil
+    }
+    finishDrain(&machine)
+    let next = start(&machine, 2)
+    #expect(next.pending.stage == (next.ticket == nil ? 1 : 0))
+    return next.ticket
+  }
+
+  @Test("inv14: a stage whose own type decided by default is skipped from the next action on")
+  func inv14_defaultStageSkippedOnceLearned() {
+    #expect(ticketAfterDeciding { $0.proceedByDefault(of: PassThrough.self) } == nil)
+  }
+
+  @Test("inv14: a stage that proceeded otherwise, or by another type's default, is never skipped")
+  func inv14_otherDecisionsAreNotLearned() {
+    struct Other {}
+    #expect(ticketAfterDeciding { $0() } != nil)
+    #expect(ticketAfterDeciding { $0.proceedByDefault(of: Other.self) } != nil)
+  }
 }

@@ -28,6 +28,10 @@
 /// a ticket is reused for a later serial only once it is decided and no ``Proceed`` copy of it
 /// is left, so a stale decision is always a second decision, never another action's first.
 /// A held action keeps the ``MiddlewarePipeline`` it started with, and resumes in it.
+///
+/// Moving an action to a stage skips the stages its pipeline knows to pass through (a
+/// middleware that keeps the default `intercept`, seen deciding by default once, in
+/// `endInterception`): they get no ticket, as if they had proceeded at once.
 @usableFromInline
 struct StoreStateMachine<State: FluxCore.State> {
   /// What commits run against. The state is lent to each commit without a retain: the machine
