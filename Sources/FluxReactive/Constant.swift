@@ -31,7 +31,8 @@ public struct Constant<Value> {
     core = variable.core
   }
 
-  /// The current value.
+  /// The current value; reading it inside `withObservationTracking` tracks the variable it
+  /// reflects (see <doc:TrackingWithObservation>).
   public var value: Value {
     core.value
   }

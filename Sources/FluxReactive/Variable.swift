@@ -34,6 +34,10 @@ public final class Variable<Value> {
   }
 
   /// The current value. Setting it delivers the new value to every observer.
+  ///
+  /// Reading it inside `withObservationTracking` (a SwiftUI `body`, say) tracks it: its next
+  /// change calls `onChange`, as for a property of an `@Observable` class; see
+  /// <doc:TrackingWithObservation>.
   @inlinable
   public var value: Value {
     get { core.value }

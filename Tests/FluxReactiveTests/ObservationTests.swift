@@ -76,6 +76,27 @@ struct ObservationTests {
     #expect(seen.values == [0])
   }
 
+  @Test("a set of the tracked variable from its own onChange stops with a Flux message")
+  func setInsideOnChangeStopsWithMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let variable = Variable(0)
+      withObservationTracking({ _ = variable.value }, onChange: { variable.value = 1 })
+      variable.value = 2
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("Flux: "), "stopped without a Flux message: \(message)")
+  }
+
+  @Test("another variable may be set from onChange")
+  func otherSetInsideOnChange() {
+    let tracked = Variable(0)
+    let other = Variable(0)
+    withObservationTracking({ _ = tracked.value }, onChange: { other.value = 1 })
+    tracked.value = 2
+    #expect(other.value == 1)
+    #expect(tracked.value == 2)
+  }
+
   @Test("modify is one change")
   func modifyIsOneChange() {
     let variable = Variable([1])

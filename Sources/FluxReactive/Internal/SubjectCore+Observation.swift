@@ -59,12 +59,24 @@ extension SubjectCore {
   /// the setting thread. Called with `lock` held, never `valueLock`, once `observation` was found.
   @usableFromInline
   func valueWillChange() {
+    // A set of this value from its own tracker's `onChange` would call that `onChange` again,
+    // nested, without end (Observation removes a tracker only after its `onChange` returns).
+    if isNotifyingObservation { Self.setInsideOnChange() }
+    isNotifyingObservation = true
+    defer { isNotifyingObservation = false }
     #if canImport(Observation)
       if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation {
         let registration = unsafeDowncast(observation, to: ValueRegistration.self)
         registration.registrar.willSet(registration, keyPath: ValueRegistration.valueKeyPath)
       }
     #endif
+  }
+
+  /// Stops the program: this value was set from its own tracker's `onChange`.
+  static func setInsideOnChange() -> Never {
+    preconditionFailure(
+      "Flux: a Variable was set from inside the onChange of a withObservationTracking that read it; "
+        + "onChange runs before the change is stored: schedule the set instead (on the main queue, say).")
   }
 
   /// Tells Observation that the value has changed. Called like ``valueWillChange()``.

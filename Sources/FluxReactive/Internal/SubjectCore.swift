@@ -86,6 +86,10 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// under `valueLock`; read under `valueLock`.
   @usableFromInline
   @exclusivity(unchecked) var observation: AnyObject?
+  /// Whether Observation's `willSet` for this value is running (its trackers' `onChange`), on
+  /// the thread that holds `lock`. Guarded by `lock`.
+  @usableFromInline
+  @exclusivity(unchecked) var isNotifyingObservation = false
   /// `remove(_:)`, compiled (and so specialized) where this core was made.
   @usableFromInline
   let specializedRemove: (SubjectCore<Value>, UInt64) -> Bool
