@@ -13,6 +13,8 @@
 /// at that stage ran, and a type that has its own `intercept` never runs the default one, so
 /// the stage's `intercept` is the default for every action. (A middleware whose own `intercept`
 /// calls the default of another type reports that other type, and is never skipped.)
+// `@unchecked Sendable`: every property is a constant except `passesThrough`, which only the
+// lock of the store that owns the pipeline guards.
 @usableFromInline
 final class MiddlewarePipeline<State: FluxCore.State>: @unchecked Sendable {
   @usableFromInline
