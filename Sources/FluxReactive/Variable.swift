@@ -65,8 +65,9 @@ public final class Variable<Value> {
   /// // hits.value == 1_000
   /// ```
   ///
-  /// `body` runs under the variable's lock: keep it short (a read of ``value`` on another thread
-  /// waits for it), and change the value only through its argument. Reading, setting or
+  /// `body` runs under the variable's lock: keep it short (a set on another thread waits for it,
+  /// and so may a read, unless the value is one word or less with no references, on Linux), and
+  /// change the value only through its argument. Reading, setting or
   /// observing this variable inside `body` is a precondition failure.
   /// If `body` throws, the value keeps what `body` left in it and nothing is delivered.
   ///

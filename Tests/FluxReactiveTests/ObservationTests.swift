@@ -138,9 +138,9 @@ struct ObservationTests {
     let variable = Variable(0)
     variable.value = 1
     variable.modify { $0 += 1 }
-    #expect(variable.core.observation == nil)
+    #expect(variable.core.registration == nil)
     _ = variable.value
-    #expect(variable.core.observation != nil)
+    #expect(variable.core.registration != nil)
   }
 
   @Test("Computed is tracked through the variables it reads, on .immediate")

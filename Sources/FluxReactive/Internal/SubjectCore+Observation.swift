@@ -1,25 +1,28 @@
 #if canImport(Observation)
   import Observation
 #endif
+#if os(Linux) && canImport(Synchronization)
+  import Synchronization
+#endif
 
 // How a variable's value takes part in Observation, at the cost of one load and one branch per
 // set while nobody has read it.
 //
-// A core has no registrar until its value is first read (`SubjectCore.observation` is `nil`):
+// A core has no registrar until its value is first read (`SubjectCore.observation` is empty):
 // a read registers with Observation through `valueWasRead`, which makes the registrar on that
-// first read. A set or `modify` loads `observation` once, with `valueLock` held, and calls the
-// registrar (`willSet` before the change, `didSet` after it) only when it is there.
+// first read. A set or `modify` loads `observation` once and calls the registrar (`willSet`
+// before the change, `didSet` after it) only when it is there.
 //
 // Why no change is missed: Observation calls a tracker only for a registrar it saw during
 // `withObservationTracking`'s `apply`, and it sees a registrar only through `access`, which a
 // read calls after making the registrar. So any tracker of this value was installed after the
-// registrar was stored (under `valueLock`), and the registrar is never removed. Every set or
-// `modify` made after that store takes `valueLock` after it, finds the registrar, and calls
-// `willSet` and `didSet`. A change made between a read and the end of `apply` reaches no tracker,
-// exactly as with an `@Observable` class: Observation installs the tracker when `apply` returns.
-//
-// `observation` is written once, under `valueLock`, and never changes again; a set reads it under
-// `valueLock` and, having found it, may read it again without the lock.
+// registrar was stored, and the registrar is never removed. Every set or `modify` that comes
+// after that store finds the registrar and calls `willSet` and `didSet`: elsewhere the store and
+// the set's load both hold `valueLock`; on Linux `observation` is an atomic word holding the
+// registrar's address, stored by a compare-and-exchange and loaded with acquire ordering, since
+// a reader of a value in a word (`SubjectCore+Word`) holds no lock. A change made between a read
+// and the end of `apply` reaches no tracker, exactly as with an `@Observable` class: Observation
+// installs the tracker when `apply` returns.
 
 #if canImport(Observation)
   /// The registrar of one variable's value, made when the value is first read.
@@ -37,19 +40,63 @@
 #endif
 
 extension SubjectCore {
+  /// Observation's registrar for the value, if a read has made it.
+  @usableFromInline
+  var registration: AnyObject? {
+    #if os(Linux) && canImport(Synchronization)
+      let address = observation.load(ordering: .acquiring)
+      guard address != 0 else { return nil }
+      return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+        .takeUnretainedValue()
+    #else
+      observation
+    #endif
+  }
+
+  /// Whether a read has made Observation's registrar: one load.
+  @inlinable
+  var isObserved: Bool {
+    #if os(Linux) && canImport(Synchronization)
+      observation.load(ordering: .acquiring) != 0
+    #else
+      observation != nil
+    #endif
+  }
+
   /// Tells Observation that the value was read, making the registrar on the first read. Called
-  /// with `valueLock` held; cheap (a thread-local load) when no tracking is under way.
+  /// with `valueLock` held, or with no lock for a value in a word (on Linux, where the registrar
+  /// is published by a compare-and-exchange); cheap (a thread-local load) when no tracking is
+  /// under way.
   @usableFromInline
   func valueWasRead() {
     #if canImport(Observation)
       if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
         let registration: ValueRegistration
-        if let observation {
-          registration = unsafeDowncast(observation, to: ValueRegistration.self)
-        } else {
-          registration = ValueRegistration()
-          observation = registration
-        }
+        #if os(Linux) && canImport(Synchronization)
+          if let existing = self.registration {
+            registration = unsafeDowncast(existing, to: ValueRegistration.self)
+          } else {
+            let made = ValueRegistration()
+            let address = UInt(bitPattern: Unmanaged<AnyObject>.passRetained(made).toOpaque())
+            let (stored, winner) = observation.compareExchange(
+              expected: 0, desired: address, successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring)
+            if stored {
+              registration = made
+            } else {
+              Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped).release()
+              registration = unsafeDowncast(
+                Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: winner).unsafelyUnwrapped)
+                  .takeUnretainedValue(), to: ValueRegistration.self)
+            }
+          }
+        #else
+          if let observation {
+            registration = unsafeDowncast(observation, to: ValueRegistration.self)
+          } else {
+            registration = ValueRegistration()
+            observation = registration
+          }
+        #endif
         registration.registrar.access(registration, keyPath: ValueRegistration.valueKeyPath)
       }
     #endif
@@ -65,7 +112,7 @@ extension SubjectCore {
     isNotifyingObservation = true
     defer { isNotifyingObservation = false }
     #if canImport(Observation)
-      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation {
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation = registration {
         let registration = unsafeDowncast(observation, to: ValueRegistration.self)
         registration.registrar.willSet(registration, keyPath: ValueRegistration.valueKeyPath)
       }
@@ -83,7 +130,7 @@ extension SubjectCore {
   @usableFromInline
   func valueDidChange() {
     #if canImport(Observation)
-      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation {
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation = registration {
         let registration = unsafeDowncast(observation, to: ValueRegistration.self)
         registration.registrar.didSet(registration, keyPath: ValueRegistration.valueKeyPath)
       }

@@ -1,5 +1,10 @@
 import FluxCore
 
+#if os(Linux) && canImport(Synchronization)
+  import Glibc
+  import Synchronization
+#endif
+
 /// An observer closure in a one-field struct, stored in the slots of a ``SubjectCore``.
 @usableFromInline
 struct Observer<Value> {
@@ -48,6 +53,10 @@ private let unusedValueLock = Lock()
 /// delivery is over), so nothing is copied and nothing allocated. Each observer is copied out
 /// of its slot for its call, which keeps its closure alive if it disposes itself meanwhile.
 ///
+/// On Linux, a value of one word or less that holds no references (an `Int`, a `Bool`, a small
+/// enum) skips `valueLock`: every change also stores its bits in an atomic word, which readers
+/// load without any lock (``usesWord``). A set then takes one lock, like a sink's send.
+///
 /// `send`, `set`, `modify`, `add` and `remove` are `@inlinable`: specialized in the caller, a
 /// send is a lock, a loop and an unlock, with no generic metadata lookups (the benchmarks'
 /// W1–W6). The rare paths (queueing, draining, compaction) stay behind non-inlinable calls.
@@ -81,11 +90,28 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// Changed only with `lock` and `valueLock` held; read with either.
   @usableFromInline
   @exclusivity(unchecked) var current: Value?
-  /// Observation's registrar for `current`, made by the first read (`SubjectCore+Observation`);
-  /// `nil` until then, so a set that nobody read pays one load and one branch. Written once,
-  /// under `valueLock`; read under `valueLock`.
-  @usableFromInline
-  @exclusivity(unchecked) var observation: AnyObject?
+  #if os(Linux) && canImport(Synchronization)
+    /// For a value of one word or less with no references (``usesWord``): its bits, stored with
+    /// release ordering after every change of `current`, which happens with `lock` held, and
+    /// loaded with acquire ordering by readers, which take no lock at all.
+    @usableFromInline
+    let word = Atomic<UInt64>(0)
+    /// The thread running this variable's `modify` body, or 0: written only by that thread,
+    /// before and after the body, so a reader that finds its own id there is inside the body.
+    @usableFromInline
+    let modifyingThread = Atomic<UInt>(0)
+    /// Observation's registrar for the value, made by the first read (`SubjectCore+Observation`):
+    /// the address of one retain of it, or 0 until then, so a set that nobody read pays one load
+    /// and one branch. Set once, by a compare-and-exchange from 0; released in `deinit`.
+    @usableFromInline
+    let observation = Atomic<UInt>(0)
+  #else
+    /// Observation's registrar for `current`, made by the first read (`SubjectCore+Observation`);
+    /// `nil` until then, so a set that nobody read pays one load and one branch. Written once,
+    /// under `valueLock`; read under `valueLock`.
+    @usableFromInline
+    @exclusivity(unchecked) var observation: AnyObject?
+  #endif
   /// Whether Observation's `willSet` for this value is running (its trackers' `onChange`), on
   /// the thread that holds `lock`. Guarded by `lock`.
   @usableFromInline
@@ -93,6 +119,15 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// `remove(_:)`, compiled (and so specialized) where this core was made.
   @usableFromInline
   let specializedRemove: (SubjectCore<Value>, UInt64) -> Bool
+
+  #if os(Linux) && canImport(Synchronization)
+    deinit {
+      let registration = observation.load(ordering: .acquiring)
+      if registration != 0 {
+        Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: registration).unsafelyUnwrapped).release()
+      }
+    }
+  #endif
 
   /// Creates the core of a ``Sink``. An `@inlinable` caller passes `{ $0.remove($1) }`, which
   /// compiles `remove(_:)` there.
@@ -108,6 +143,9 @@ final class SubjectCore<Value>: @unchecked Sendable {
     self.current = current
     valueLock = Lock()
     specializedRemove = remove
+    #if os(Linux) && canImport(Synchronization)
+      if Self.usesWord { word.store(Self.bits(of: current), ordering: .releasing) }
+    #endif
   }
 
   // MARK: Sending
@@ -248,10 +286,13 @@ final class SubjectCore<Value>: @unchecked Sendable {
 
   // MARK: Current value
 
-  /// The current value of a ``Variable``. Waits for a running `modify` body, never for a
-  /// delivery.
+  /// The current value of a ``Variable``. Waits for a running `modify` body (except for a value
+  /// in a word, ``usesWord``), never for a delivery.
   @inlinable
   var value: Value {
+    #if os(Linux) && canImport(Synchronization)
+      if Self.usesWord { return wordValue }
+    #endif
     if _slowPath(!valueLock.tryLock()) { waitForValueLock() }
     defer { valueLock.unlock() }
     guard let current else { Self.reentrantModify() }
@@ -277,10 +318,13 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// released after both locks.
   @inlinable
   func set(_ value: Value) {
+    #if os(Linux) && canImport(Synchronization)
+      if Self.usesWord { return wordSet(value) }
+    #endif
     lock.lock()
     if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's `modify` body
     valueLock.lock()
-    let isObserved = observation != nil
+    let isObserved = isObserved
     if _slowPath(isObserved) {  // Observation's trackers run before the change, outside valueLock
       valueLock.unlock()
       valueWillChange()
@@ -302,11 +346,14 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// variable itself.
   @inlinable
   func modify<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    #if os(Linux) && canImport(Synchronization)
+      if Self.usesWord { return try wordModify(body) }
+    #endif
     lock.lock()
     defer { lock.unlock() }
     if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's `modify` body
     valueLock.lock()
-    let isObserved = observation != nil
+    let isObserved = isObserved
     if _slowPath(isObserved) {  // Observation's trackers run before the change, outside valueLock
       valueLock.unlock()
       valueWillChange()
