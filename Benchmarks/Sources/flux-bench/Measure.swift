@@ -42,34 +42,21 @@ func measure(
   defer { tally.free() }
   let size = size ?? workload.size(smoke: smoke)
   let units = Double(workload.unitsPerIndex)
-  let prepared = implementation.prepare(workload, tally: tally)
-  var expected = tally.total
-  var next = 0
-
-  func round(_ count: Int) -> UInt64 {
-    let range = next..<(next + count)
-    let start = now()
-    prepared.run(range)
-    let end = now()
-    expected &+= prepared.expected(range)
-    next += count
-    return end - start
-  }
+  let timedRounds = rounds
+  var rounds = Rounds(implementation.prepare(workload, tally: tally), tally: tally)
 
   let shortRound = max(1, size / 10)
-  _ = round(shortRound)
+  _ = rounds.run(shortRound)
 
   let counting = allocationCountingWorks()
   flux_bench_count_allocations(1)
   let allocationsBefore = flux_bench_allocations()
-  _ = round(shortRound)
+  _ = rounds.run(shortRound)
   let allocationsAfter = flux_bench_allocations()
   flux_bench_count_allocations(0)
 
-  var best = UInt64.max
-  for _ in 0..<rounds { best = min(best, round(size)) }
-  expected &+= prepared.finish()
-
+  let best = rounds.best(of: timedRounds, size: size)
+  let expected = rounds.finish()
   guard tally.total == expected else {
     throw WrongCounter(workload: workload, implementation: implementation, expected: expected, actual: tally.total)
   }
@@ -131,4 +118,41 @@ func residentBytes() -> Int {
   let fields = buffer[0..<length].split(separator: UInt8(ascii: " "))
   guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return 0 }
   return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// The timed rounds of one prepared workload: each round runs the next indices, and what they
+/// must add to the tally is summed as they go.
+struct Rounds {
+  private let prepared: Prepared
+  private var expected: Int
+  private var next = 0
+
+  init(_ prepared: Prepared, tally: Tally) {
+    self.prepared = prepared
+    expected = tally.total
+  }
+
+  /// Runs the next `count` indices and returns how long that took, in nanoseconds.
+  mutating func run(_ count: Int) -> UInt64 {
+    let range = next..<(next + count)
+    let start = now()
+    prepared.run(range)
+    let end = now()
+    expected &+= prepared.expected(range)
+    next += count
+    return end - start
+  }
+
+  /// The fastest of `count` rounds of `size` indices.
+  mutating func best(of count: Int, size: Int) -> UInt64 {
+    var best = UInt64.max
+    for _ in 0..<count { best = min(best, run(size)) }
+    return best
+  }
+
+  /// Runs the workload's `finish` and returns what the tally must hold.
+  mutating func finish() -> Int {
+    expected &+= prepared.finish()
+    return expected
+  }
 }

@@ -30,9 +30,14 @@ func runAll(_ options: RunOptions) -> Int32 {
     }
   }
   let report = Report(options: options, samples: samples)
-  print(report.markdown())
-  if let path = options.jsonPath {
-    guard writeFile(report.json(), to: path) else {
+  return publish(markdown: report.markdown(), json: report.json(), to: options.jsonPath)
+}
+
+/// Prints `markdown`, and writes `json` to `path` when there is one; the exit status.
+func publish(markdown: String, json: @autoclosure () -> String, to path: String?) -> Int32 {
+  print(markdown)
+  if let path {
+    guard writeFile(json(), to: path) else {
       printError("cannot write \(path)")
       return 1
     }

@@ -48,25 +48,11 @@ func measureScaling(
   let tally = Tally()
   defer { tally.free() }
   let point = implementation.scalingPoint(curve, size: size, tally: tally)
-  let prepared = point.prepared
   let operations = curve.operations(size: size, work: work, implementation: implementation)
-  var expected = tally.total
-  var next = 0
-
-  func round(_ count: Int) -> UInt64 {
-    let range = next..<(next + count)
-    let start = now()
-    prepared.run(range)
-    let end = now()
-    expected &+= prepared.expected(range)
-    next += count
-    return end - start
-  }
-
-  _ = round(max(1, operations / 10))
-  var best = UInt64.max
-  for _ in 0..<curve.rounds { best = min(best, round(operations)) }
-  expected &+= prepared.finish()
+  var rounds = Rounds(point.prepared, tally: tally)
+  _ = rounds.run(max(1, operations / 10))
+  let best = rounds.best(of: curve.rounds, size: operations)
+  let expected = rounds.finish()
 
   guard tally.total == expected else {
     throw ScalingMismatch(

@@ -45,15 +45,7 @@ func scaling(_ arguments: ArraySlice<String>) -> Int32 {
   }
   guard let samples = collectScaling(options) else { return 1 }
   let report = ScalingReport(options: options, samples: samples)
-  print(report.markdown())
-  if let path = options.jsonPath {
-    guard writeFile(report.json(), to: path) else {
-      printError("cannot write \(path)")
-      return 1
-    }
-    printError("wrote \(path)")
-  }
-  return 0
+  return publish(markdown: report.markdown(), json: report.json(), to: options.jsonPath)
 }
 
 /// Measures every point in `repetitions` fresh processes each, interleaved so that drift hits
