@@ -104,8 +104,9 @@ def svg(results):
     return "\n".join(out) + "\n"
 
 
-def update_readme(readme_path, table):
-    start, end = "<!-- results:start -->", "<!-- results:end -->"
+def update_readme(readme_path, table, markers="results"):
+    """Replaces what stands between the README's `<!-- MARKERS:start -->` and `:end` lines."""
+    start, end = f"<!-- {markers}:start -->", f"<!-- {markers}:end -->"
     with open(readme_path, encoding="utf-8") as file:
         text = file.read()
     if start not in text or end not in text:

@@ -14,6 +14,8 @@ import json
 import math
 from xml.sax.saxutils import escape
 
+from chart import update_readme
+
 COLORS = {"flux": "#2f6fdf", "opencombine": "#c8553d"}
 TITLES = {"flux": "Flux", "opencombine": "OpenCombine"}
 
@@ -123,18 +125,6 @@ def svg(results):
     return "\n".join(out) + "\n"
 
 
-def update_readme(readme_path, table):
-    start, end = "<!-- scaling:start -->", "<!-- scaling:end -->"
-    with open(readme_path, encoding="utf-8") as file:
-        text = file.read()
-    if start not in text or end not in text:
-        raise SystemExit(f"{readme_path}: no {start} … {end} markers")
-    before, rest = text.split(start, 1)
-    _, after = rest.split(end, 1)
-    with open(readme_path, "w", encoding="utf-8") as file:
-        file.write(before + start + "\n" + table.strip() + "\n" + end + after)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results")
@@ -148,7 +138,7 @@ def main():
         file.write(svg(results))
     if arguments.readme and arguments.table:
         with open(arguments.table, encoding="utf-8") as file:
-            update_readme(arguments.readme, file.read())
+            update_readme(arguments.readme, file.read(), markers="scaling")
 
 
 if __name__ == "__main__":
