@@ -27,19 +27,7 @@ enum FluxScaling {
       standing.append(signal.observe { tally.add($0) })
     }
     let residentAfter = residentBytes()
-    let prepared = Prepared(
-      run: { range in
-        for _ in range {
-          let disposable = sink.signal.observe { tally.add($0) }
-          disposable.dispose()
-        }
-      },
-      expected: { _ in 0 },
-      finish: {
-        withExtendedLifetime(standing) { sink.send(value: 7) }
-        return 7 &* count
-      }
-    )
+    let prepared = FluxWorkloads.churn(on: sink, keeping: standing, count: count, tally: tally)
     return ScalingPoint(prepared: prepared, bytesPerItem: Double(residentAfter - residentBefore) / Double(count))
   }
 

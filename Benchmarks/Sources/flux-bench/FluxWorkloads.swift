@@ -101,7 +101,13 @@ enum FluxWorkloads {
     let standing = (0..<Workload.standingObservers).map { _ in
       sink.signal.observe { tally.add($0) }
     }
-    return Prepared(
+    return churn(on: sink, keeping: standing, count: Workload.standingObservers, tally: tally)
+  }
+
+  /// W5 and the subscribe + dispose curve: each index adds an observer to `sink` and disposes
+  /// it, beside the `count` standing observers that `standing` keeps.
+  static func churn(on sink: Sink<Int>, keeping standing: some Any, count: Int, tally: Tally) -> Prepared {
+    Prepared(
       run: { range in
         for _ in range {
           let disposable = sink.signal.observe { tally.add($0) }
@@ -111,7 +117,7 @@ enum FluxWorkloads {
       expected: { _ in 0 },
       finish: {
         withExtendedLifetime(standing) { sink.send(value: 7) }
-        return 7 * Workload.standingObservers
+        return 7 &* count
       }
     )
   }

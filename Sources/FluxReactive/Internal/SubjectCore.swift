@@ -314,6 +314,22 @@ final class SubjectCore<Value>: @unchecked Sendable {
     valueLock.lock()
   }
 
+  /// Starts a change of `current`, with `lock` held: stops a change from inside this thread's
+  /// `modify` body, tells Observation's trackers (before the change, outside `valueLock`), and
+  /// takes `valueLock`. Returns whether Observation must hear of the end of the change too.
+  @inlinable
+  func beginChange() -> Bool {
+    if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's `modify` body
+    valueLock.lock()
+    let isObserved = isObserved  // read under `valueLock`, which guards it where it is not atomic
+    if _slowPath(isObserved) {
+      valueLock.unlock()
+      valueWillChange()
+      valueLock.lock()
+    }
+    return isObserved
+  }
+
   /// Sets the current value and delivers it (queued when inside a delivery). The old value is
   /// released after both locks.
   @inlinable
@@ -322,14 +338,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
       if Self.usesWord { return wordSet(value) }
     #endif
     lock.lock()
-    if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's `modify` body
-    valueLock.lock()
-    let isObserved = isObserved
-    if _slowPath(isObserved) {  // Observation's trackers run before the change, outside valueLock
-      valueLock.unlock()
-      valueWillChange()
-      valueLock.lock()
-    }
+    let isObserved = beginChange()
     let old = current.take()
     current = value
     valueLock.unlock()
@@ -351,14 +360,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
     #endif
     lock.lock()
     defer { lock.unlock() }
-    if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's `modify` body
-    valueLock.lock()
-    let isObserved = isObserved
-    if _slowPath(isObserved) {  // Observation's trackers run before the change, outside valueLock
-      valueLock.unlock()
-      valueWillChange()
-      valueLock.lock()
-    }
+    let isObserved = beginChange()
     defer { if _slowPath(isObserved) { valueDidChange() } }
     var value = current.take().unsafelyUnwrapped  // not `nil`: checked above, under `lock`
     let result: R
