@@ -36,7 +36,8 @@ open class Store<State: FluxCore.State>: @unchecked Sendable {
   /// Reads this store's state.
   public let computed: Computed<State>
 
-  private let core: StoreCore<State>
+  // Internal, not private: tests look at its lane.
+  let core: StoreCore<State>
   private let registry: StoreRegistry<State>
   private let registration: UInt64
 

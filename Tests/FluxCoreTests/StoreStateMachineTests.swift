@@ -304,4 +304,45 @@ struct StoreStateMachineTests {
     #expect(ticketAfterDeciding { $0() } != nil)
     #expect(ticketAfterDeciding { $0.proceedByDefault(of: Other.self) } != nil)
   }
+
+  @Test("inv10: the lane may open only on an idle, live .immediate store with nothing left to intercept")
+  func inv10_laneMayOpenOnlyWhenNothingButACommitIsDue() {
+    #expect(machine(immediate: true).laneMayOpen, "no middleware")
+    #expect(!machine().laneMayOpen, "not on .immediate")
+    let intercepting = machine(immediate: true, middlewares: 1)
+    #expect(!intercepting.laneMayOpen, "its middleware has not been seen passing through yet")
+    intercepting.pipeline!.passesThrough[0] = true
+    #expect(intercepting.laneMayOpen, "every stage passes through")
+    var draining = machine(immediate: true)
+    var handout: Machine.Handout?
+    _ = draining.dispatch(pending(1), into: &handout)
+    #expect(!draining.laneMayOpen, "a drain runs")
+    finishDrain(&draining)
+    #expect(draining.laneMayOpen)
+    var freed = machine(immediate: true)
+    _ = freed.storeFreed()
+    #expect(!freed.laneMayOpen, "the store is gone")
+  }
+
+  @Test("inv10: a fast commit handed over becomes the drain: what comes meanwhile queues behind it")
+  func inv10_adoptedFastCommitIsTheDrain() {
+    var machine = machine(immediate: true)
+    machine.adoptFastCommit()
+    #expect(machine.phase == .draining)
+    var handout: Machine.Handout?
+    guard case .queued = machine.dispatch(pending(2), into: &handout) else {
+      Issue.record("an action dispatched during the adopted commit did not queue")
+      return
+    }
+    #expect(machine.next(into: &handout) == nil && handout?.pending.action == 2)
+    handout = nil
+    finishDrain(&machine)
+    #expect(machine.phase == .idle && machine.laneMayOpen)
+
+    var freed = self.machine(immediate: true)
+    freed.adoptFastCommit()
+    let leftovers = freed.storeFreed()
+    #expect(leftovers.released == nil, "the adopted commit still runs against the state")
+    #expect(freed.next(into: &handout) != nil, "its drain releases the state")
+  }
 }

@@ -12,12 +12,33 @@ import Dispatch
 /// The lock is held only around the machine's transitions. Everything that can run user code
 /// (commits, hooks, completions) or release a user object (actions, pipelines, the state)
 /// happens after it is released.
+///
+/// An idle store on `.immediate` whose middleware all keeps the default interception is
+/// dispatched to through its ``FastLane`` instead, without the lock; every locked section
+/// closes the lane first (``lockMachine()``) and settles it last (``unlockMachine()``).
 @usableFromInline
 final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable {
   @usableFromInline
   typealias Machine = StoreStateMachine<State>
   @usableFromInline
   typealias Pending = Machine.Pending
+
+  // The lane's fields come first, in the object's first cache line: a global dispatch to many
+  // stores touches nothing else of each core.
+
+  /// The dispatching thread's way past `lock`; see ``FastLane``.
+  @usableFromInline
+  let lane = FastLane()
+  /// What fast commits run against: the machine's target. The state is the machine's to
+  /// release, which it does only once no drain runs, so never during a fast commit.
+  @usableFromInline
+  let laneTarget: Machine.Target
+  /// The middleware of fast commits (all of it passing through): the machine's pipeline when
+  /// the lane last opened, retained. Written only with `lock` held while the machine is idle
+  /// and the lane is not open, so while no fast commit runs; read by fast commits, which run
+  /// only while the lane is claimed. `@exclusivity(unchecked)`: that protocol serializes it.
+  @usableFromInline @exclusivity(unchecked)
+  var lanePipeline: Unmanaged<MiddlewarePipeline<State>>?
 
   @usableFromInline
   let executor: Executor
@@ -30,31 +51,103 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   var machine: Machine
 
   init(state: State, mutations: State.Mutations, executor: Executor, middlewares: [AnyMiddleware<State>]) {
-    self.machine = Machine(
-      target: (Unmanaged.passRetained(state), mutations), middlewares: middlewares, isImmediate: executor.isImmediate)
+    let target = (Unmanaged.passRetained(state), mutations)
+    self.machine = Machine(target: target, middlewares: middlewares, isImmediate: executor.isImmediate)
+    self.laneTarget = target
     self.executor = executor
     machine.owner = self
+    // The lane stays closed until the store's registration builds its pipeline (`setShared`).
   }
 
   deinit {
     // The store's `cancel()` releases the state; this covers a core whose store never ran it.
     machine.target?.state.release()
+    lanePipeline?.release()
+  }
+
+  // MARK: The lock and the lane
+
+  /// Takes the lock, and closes the lane, so that the machine is the whole truth: a fast
+  /// commit running now becomes the machine's drain.
+  @inlinable
+  func lockMachine() {
+    lock.lock()
+    if case .handedOver = lane.close() { machine.adoptFastCommit() }
+  }
+
+  /// Opens the lane if the machine allows it now (or keeps it shut), and releases the lock.
+  /// Returns the pipeline the lane no longer uses, for the caller to release after the lock.
+  @inlinable
+  func unlockMachine() -> MiddlewarePipeline<State>? {
+    let retired = machine.isDrainRunning ? nil : settleLane()
+    lock.unlock()
+    return retired
+  }
+
+  /// With `lock` held and no drain running (so no fast commit either): opens the lane with the
+  /// machine's pipeline if the machine allows it, or shuts it. Returns the pipeline it dropped.
+  @usableFromInline
+  func settleLane() -> MiddlewarePipeline<State>? {
+    let old = lanePipeline
+    guard machine.laneMayOpen else {
+      lane.shut()
+      lanePipeline = nil
+      return old?.takeRetainedValue()
+    }
+    let current = machine.pipeline
+    if old?.toOpaque() != current.map({ Unmanaged.passUnretained($0).toOpaque() }) {
+      lanePipeline = current.map { Unmanaged.passRetained($0) }
+      lane.open()
+      return old?.takeRetainedValue()
+    }
+    lane.open()
+    return nil
+  }
+
+  /// Commits `pending` as the lane's claimant: the hooks of the lane's pipeline around the
+  /// commit, then the completion. Nothing here is retained: the lane's claim keeps the state
+  /// and the pipeline where they are (see `laneTarget` and `lanePipeline`).
+  @inlinable
+  func commitFast(_ pending: Pending) {
+    let target = laneTarget
+    guard let pipeline = lanePipeline else { return commit(pending, target) }
+    pipeline._withUnsafeGuaranteedRef { pipeline in
+      target.state._withUnsafeGuaranteedRef { state in
+        pipeline.willCommit(pending.action, state)
+        target.mutations.commit(action: pending.action, state: state)
+        pipeline.didCommit(pending.action, state)
+      }
+    }
+    pending.completion?(true)
   }
 
   // MARK: Dispatch and drain
 
   /// Queues `action` for its commit, and starts a drain if none runs. `completion` learns
   /// whether it was committed (`false`: cancelled by middleware, or the store is gone).
+  ///
+  /// A new action takes the lane when it is open. Only a new one: an action resubmitted after
+  /// an interception (a cancellation left by an abandoned ``Proceed``) has a pipeline and a
+  /// stage of its own, which only the machine follows.
   @inlinable
   func dispatch(_ action: State.Action, completion: (@Sendable (Bool) -> Void)? = nil) {
-    submit(Pending(action: action, completion: completion))
+    let pending = Pending(action: action, completion: completion)
+    if lane.claim() {
+      commitFast(pending)
+      if lane.finish() { return }
+      // Handed over meanwhile: whatever was dispatched during the commit waits for this drain.
+      return drain()
+    }
+    submit(pending)
   }
 
+  /// Hands `pending` to the machine, under the lock.
   @inlinable
   func submit(_ pending: Pending) {
     var handout: Machine.Handout?
-    lock.lock()
+    lockMachine()
     let submission = machine.dispatch(pending, into: &handout)
+    // An idle machine became draining, or stayed as it was: nothing for the lane to settle.
     lock.unlock()
     guard case .commitNow(let target) = submission else { return perform(submission, &handout) }
     commit(pending, target)
@@ -106,11 +199,12 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   func drain() {
     var handout: Machine.Handout?
     while true {
-      lock.lock()
+      lockMachine()
       let released = machine.next(into: &handout)
-      lock.unlock()
+      let retired = unlockMachine()
       guard handout != nil else {
         released?.state.release()
+        withExtendedLifetime(retired) {}
         return
       }
       process(&handout!)
@@ -132,6 +226,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       while var ticket = next.take() {
         pipeline.intercept(
           at: handout.pending.stage, handout.pending.action, state, Proceed(ticket: ticket, serial: ticket.serial))
+        // A drain runs, so the lane is closed (or handed over to it): no need to close it.
         lock.lock()
         let after = machine.endInterception(&ticket, &handout.pending)
         lock.unlock()
@@ -167,9 +262,10 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   @usableFromInline
   func decide(_ ticket: ProceedTicket, serial: UInt64, goesOn: Bool) {
     var handout: Machine.Handout?
-    lock.lock()
+    lockMachine()
     let decision = machine.decide(ticket, serial: serial, goesOn: goesOn, into: &handout)
-    lock.unlock()
+    let retired = unlockMachine()
+    withExtendedLifetime(retired) {}
     switch decision {
     case .recorded, .ignored:
       return
@@ -184,9 +280,10 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
 
   @usableFromInline
   func abandon(serial: UInt64) {
-    lock.lock()
+    lockMachine()
     let abandonment = machine.abandon(serial: serial)
-    lock.unlock()
+    let retired = unlockMachine()
+    withExtendedLifetime(retired) {}
     guard case .submitLater(let pending) = abandonment else { return }
     // Whoever released the last copy may hold locks of their own that the cancel hooks take:
     // the cancellation starts from a worker thread instead, on the store's executor.
@@ -195,20 +292,24 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
 
   // MARK: Lifecycle
 
-  /// Rebuilds the middleware pipeline around a new list of shared middleware. Returns the old
-  /// pipeline, for the caller to release once it holds no lock.
-  func setShared(_ shared: [any SharedMiddleware]) -> MiddlewarePipeline<State>? {
-    lock.withLock { machine.replaceShared(with: shared) }
+  /// Rebuilds the middleware pipeline around a new list of shared middleware. Returns the
+  /// pipelines it replaced (the machine's, the lane's), for the caller to release once it holds
+  /// no lock.
+  func setShared(_ shared: [any SharedMiddleware]) -> [AnyObject] {
+    lockMachine()
+    let replaced = machine.replaceShared(with: shared)
+    let retired = unlockMachine()
+    return [replaced, retired].compactMap { $0 }
   }
 
   /// Drops every queued and held action and refuses later ones: the store has been freed.
   /// Whoever waits for a dropped action learns that it was not committed.
   func cancel() {
-    lock.lock()
+    lockMachine()
     let leftovers = machine.storeFreed()
-    lock.unlock()
+    let retired = unlockMachine()
     for pending in leftovers.dropped { pending.completion?(false) }
     leftovers.released?.state.release()
-    withExtendedLifetime(leftovers) {}
+    withExtendedLifetime((leftovers, retired)) {}
   }
 }

@@ -75,7 +75,7 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
   }
 
   func setShared(_ shared: [any SharedMiddleware]) -> [AnyObject] {
-    snapshot.compactMap { $0.element?.core.setShared(shared) }
+    snapshot.flatMap { $0.element?.core.setShared(shared) ?? [] }
   }
 }
 

@@ -32,6 +32,11 @@
 /// Moving an action to a stage skips the stages its pipeline knows to pass through (a
 /// middleware that keeps the default `intercept`, seen deciding by default once, in
 /// `endInterception`): they get no ticket, as if they had proceeded at once.
+///
+/// While the machine is idle and ``laneMayOpen``, the store lets dispatching threads commit
+/// without its lock, through its ``FastLane``: such an action needs nothing from this machine.
+/// A fast commit still running when the lock is next taken becomes this machine's drain
+/// (``adoptFastCommit()``, `idle → draining`), so every row above holds with it counted in.
 @usableFromInline
 struct StoreStateMachine<State: FluxCore.State> {
   /// What commits run against. The state is lent to each commit without a retain: the machine
@@ -184,6 +189,25 @@ struct StoreStateMachine<State: FluxCore.State> {
   @usableFromInline
   unowned(unsafe) var owner: (any ProceedTarget)?
 
+  /// Whether a drain runs (or is scheduled).
+  @inlinable
+  var isDrainRunning: Bool {
+    switch phase {
+    case .draining, .freedWhileDraining: true
+    case .idle, .freed: false
+    }
+  }
+
+  /// Whether the store's ``FastLane`` may be open: the store is idle and alive, on
+  /// ``Executor/immediate``, and every stage of its middleware is known to pass through, so an
+  /// action needs nothing from this machine but a commit and the hooks around it.
+  @inlinable
+  var laneMayOpen: Bool {
+    guard case .idle = phase, isImmediate else { return false }
+    guard let pipeline else { return true }
+    return pipeline.firstIntercepting(from: 0) == pipeline.interceptors.count
+  }
+
   /// Whether the store is gone.
   @inlinable
   var isStoreFreed: Bool {
@@ -200,6 +224,14 @@ struct StoreStateMachine<State: FluxCore.State> {
   }
 
   // MARK: Events
+
+  /// The store's ``FastLane`` was closed while a fast commit ran: that commit is this
+  /// machine's drain now, and its thread goes on draining once it ends.
+  @inlinable
+  mutating func adoptFastCommit() {
+    assert(phase == .idle, "Flux: a fast commit ran while the store's machine was not idle.")
+    phase = .draining
+  }
 
   /// An action is dispatched (or a held one resumes). For ``Submission/drainNow``, `handout`
   /// receives what to process.
