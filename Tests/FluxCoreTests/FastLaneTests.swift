@@ -33,31 +33,20 @@ private final class Hooks<Tag>: Middleware, @unchecked Sendable {
 
 /// The same, shared: it watches the stores of `LogState<Tag>` only.
 private final class SharedHooks<Tag>: SharedMiddleware, @unchecked Sendable {
-  let events = Recorder<String>()
-  let blockAt: Int?
-  let entered = DispatchSemaphore(value: 0)
-  let resume = DispatchSemaphore(value: 0)
-  let flag: DeallocFlag
+  let hooks: Hooks<Tag>
 
   init(blockAt: Int? = nil, flag: DeallocFlag) {
-    self.blockAt = blockAt
-    self.flag = flag
+    hooks = Hooks(blockAt: blockAt, flag: flag)
   }
 
-  deinit { flag.markFreed() }
-
   func willCommit(action: any Sendable, state: any State) {
-    guard state is LogState<Tag>, let action = action as? Int else { return }
-    events.append("will \(action)")
-    if action == blockAt {
-      entered.signal()
-      resume.wait()
-    }
+    guard let state = state as? LogState<Tag>, let action = action as? Int else { return }
+    hooks.willCommit(action: action, state: state)
   }
 
   func didCommit(action: any Sendable, state: any State) {
-    guard state is LogState<Tag>, let action = action as? Int else { return }
-    events.append("did \(action)")
+    guard let state = state as? LogState<Tag>, let action = action as? Int else { return }
+    hooks.didCommit(action: action, state: state)
   }
 }
 
@@ -262,8 +251,8 @@ struct FastLaneTests {
     var resume: DispatchSemaphore?
     do {
       let shared = SharedHooks<Removed>(blockAt: 2, flag: flag)
-      events = shared.events
-      resume = shared.resume
+      events = shared.hooks.events
+      resume = shared.hooks.resume
       registration = SharedMiddlewares.add(shared)
       store.actions.dispatch(action: 1)  // seen passing through: the lane opens
       #expect(laneOpens(store))
@@ -272,7 +261,7 @@ struct FastLaneTests {
         store.actions.dispatch(action: 2)
         firstReturned.signal()
       }.start()
-      shared.entered.wait()
+      shared.hooks.entered.wait()
       registration?.remove()
       registration = nil
       _ = consume shared
