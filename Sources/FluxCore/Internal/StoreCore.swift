@@ -94,14 +94,11 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       lanePipeline = nil
       return old?.takeRetainedValue()
     }
-    let current = machine.pipeline
-    if old?.toOpaque() != current.map({ Unmanaged.passUnretained($0).toOpaque() }) {
-      lanePipeline = current.map { Unmanaged.passRetained($0) }
-      lane.open()
-      return old?.takeRetainedValue()
-    }
-    lane.open()
-    return nil
+    let current = machine.pipeline.map(Unmanaged.passUnretained)
+    let replaced = old?.toOpaque() != current?.toOpaque()
+    if replaced { lanePipeline = current?.retain() }
+    lane.open()  // after the write above, which its release ordering publishes to claimants
+    return replaced ? old?.takeRetainedValue() : nil
   }
 
   /// Commits `pending` as the lane's claimant: the hooks of the lane's pipeline around the
