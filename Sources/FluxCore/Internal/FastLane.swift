@@ -11,11 +11,11 @@
 /// through one rule: **the lane is open only while the machine is idle and eligible** (not
 /// freed, on `.immediate`, no intercepting middleware), and a claimed lane is a drain the
 /// machine does not know about yet. Every locked section of the store starts by closing the
-/// lane (``close()``), so that the machine it then works on is the whole truth: a running
-/// fast commit is handed over to the machine as its drain (``Closing/handedOver``, the machine
-/// `adoptsFastCommit()`), and the claimant, finding its lane taken when it ends, goes on as
-/// that drain through the lock. Locked sections that leave the machine idle and eligible
-/// reopen the lane (``open()``).
+/// lane (``close()``), so that the machine it then works on is the whole truth: a running fast
+/// commit is handed over to the machine as its drain (``Closing/handedOver``; the machine
+/// adopts it, ``StoreStateMachine/adoptFastCommit()``), and the claimant, finding its lane
+/// taken when it ends, goes on as that drain through the lock. Locked sections that leave the
+/// machine idle and eligible reopen the lane (``open()``).
 ///
 /// | state ↓ / event →  | `claim` (any thread) | `finish` (the claimant) | `close` (under the lock)        | `open` (under the lock, machine idle) |
 /// |--------------------|----------------------|-------------------------|---------------------------------|---------------------------------------|
