@@ -117,8 +117,10 @@ def update_readme(readme_path, table, markers="results"):
         file.write(before + start + "\n" + table.strip() + "\n" + end + after)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def publish(description, draw, markers):
+    """The command line of this script and of scaling.py: reads the results file, writes the
+    chart that `draw` makes of it, and puts the table between the README's `markers`."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("results")
     parser.add_argument("--svg", required=True)
     parser.add_argument("--table")
@@ -127,11 +129,11 @@ def main():
     with open(arguments.results, encoding="utf-8") as file:
         results = json.load(file)
     with open(arguments.svg, "w", encoding="utf-8") as file:
-        file.write(svg(results))
+        file.write(draw(results))
     if arguments.readme and arguments.table:
         with open(arguments.table, encoding="utf-8") as file:
-            update_readme(arguments.readme, file.read())
+            update_readme(arguments.readme, file.read(), markers)
 
 
 if __name__ == "__main__":
-    main()
+    publish(__doc__.splitlines()[0], svg, markers="results")

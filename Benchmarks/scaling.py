@@ -9,12 +9,10 @@ for Flux, twice its cost at size 100. With --readme, the Markdown in --table rep
 stands between the scaling markers of the README.
 """
 
-import argparse
-import json
 import math
 from xml.sax.saxutils import escape
 
-from chart import update_readme
+from chart import publish
 
 COLORS = {"flux": "#2f6fdf", "opencombine": "#c8553d"}
 TITLES = {"flux": "Flux", "opencombine": "OpenCombine"}
@@ -125,21 +123,5 @@ def svg(results):
     return "\n".join(out) + "\n"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results")
-    parser.add_argument("--svg", required=True)
-    parser.add_argument("--table")
-    parser.add_argument("--readme")
-    arguments = parser.parse_args()
-    with open(arguments.results, encoding="utf-8") as file:
-        results = json.load(file)
-    with open(arguments.svg, "w", encoding="utf-8") as file:
-        file.write(svg(results))
-    if arguments.readme and arguments.table:
-        with open(arguments.table, encoding="utf-8") as file:
-            update_readme(arguments.readme, file.read(), markers="scaling")
-
-
 if __name__ == "__main__":
-    main()
+    publish(__doc__.splitlines()[0], svg, markers="scaling")

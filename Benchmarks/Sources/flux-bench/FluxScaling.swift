@@ -16,19 +16,14 @@ enum FluxScaling {
     }
   }
 
-  /// The standing observers' handles live in a pre-touched holder, so the growth of the
-  /// resident set while they subscribe is what the library allocates for them.
+  /// Subscribe + dispose beside `count` standing observers, whose memory ``standing(_:_:)``
+  /// measures.
   private static func churn(standing count: Int, tally: Tally) -> ScalingPoint {
     let sink = Sink<Int>()
-    let standing = Holder<any Disposable>(capacity: count)
     let signal = sink.signal
-    let residentBefore = residentBytes()
-    for _ in 0..<count {
-      standing.append(signal.observe { tally.add($0) })
-    }
-    let residentAfter = residentBytes()
-    let prepared = FluxWorkloads.churn(on: sink, keeping: standing, count: count, tally: tally)
-    return ScalingPoint(prepared: prepared, bytesPerItem: Double(residentAfter - residentBefore) / Double(count))
+    let (observers, bytesPerItem) = standing(count) { signal.observe { tally.add($0) } as any Disposable }
+    let prepared = FluxWorkloads.churn(on: sink, keeping: observers, count: count, tally: tally)
+    return ScalingPoint(prepared: prepared, bytesPerItem: bytesPerItem)
   }
 
   /// Each operation dispatches `size` actions from the calling thread and waits until the

@@ -18,16 +18,7 @@ extension FluxWorkloads {
     guard #available(macOS 14, *) else { return prepare(.w3, tally: tally) }
     let variable = Variable(0)
     variable.signal.observe { tally.add($0) }
-    @Sendable func track() {
-      withObservationTracking({ _ = variable.value }, onChange: { track() })
-    }
-    track()
-    return Prepared(
-      run: { range in
-        for value in range { variable.value = value }
-      },
-      expected: { sum($0) }
-    )
+    return trackedSets(of: variable)
   }
 }
 
@@ -35,18 +26,31 @@ extension BaselineWorkloads {
   /// What the `@Observable` macro writes, by hand: `withMutation` around a locked set.
   static func trackedVariableSets(tally: Tally) -> Prepared {
     guard #available(macOS 14, *) else { return prepare(.w3, tally: tally) }
-    let variable = ObservedBaselineVariable(0) { tally.add($0) }
-    @Sendable func track() {
-      withObservationTracking({ _ = variable.value }, onChange: { track() })
-    }
-    track()
-    return Prepared(
-      run: { range in
-        for value in range { variable.value = value }
-      },
-      expected: { sum($0) }
-    )
+    return trackedSets(of: ObservedBaselineVariable(0) { tally.add($0) })
   }
+}
+
+/// What W3o reads inside `withObservationTracking` and sets.
+private protocol TrackedValue: AnyObject, Sendable {
+  var value: Int { get set }
+}
+
+extension Variable: TrackedValue where Value == Int {}
+
+/// W3o on `variable`: tracked now and again from each `onChange`; each index is set as its
+/// value.
+@available(macOS 14, *)
+private func trackedSets(of variable: some TrackedValue) -> Prepared {
+  @Sendable func track() {
+    withObservationTracking({ _ = variable.value }, onChange: { track() })
+  }
+  track()
+  return Prepared(
+    run: { range in
+      for value in range { variable.value = value }
+    },
+    expected: { sum($0) }
+  )
 }
 
 extension OpenCombineWorkloads {
@@ -58,7 +62,7 @@ extension OpenCombineWorkloads {
 
 /// A variable with one observer, observable as an `@Observable` class's property is.
 @available(macOS 14, *)
-private final class ObservedBaselineVariable: Observable, @unchecked Sendable {
+private final class ObservedBaselineVariable: Observable, TrackedValue, @unchecked Sendable {
   // `stored` and the observer are guarded by `mutex`.
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
   private var stored: Int

@@ -36,7 +36,8 @@ enum OpenCombineWorkloads {
     )
   }
 
-  private static func sends(observers: Int, tally: Tally) -> Prepared {
+  /// W1, W2 and the send curve: a subject with `observers` subscribers.
+  static func sends(observers: Int, tally: Tally) -> Prepared {
     let subject = PassthroughSubject<Int, Never>()
     let cancellables = (0..<observers).map { _ in subject.sink { tally.add($0) } }
     return Prepared(
@@ -77,7 +78,15 @@ enum OpenCombineWorkloads {
   private static func churn(tally: Tally) -> Prepared {
     let subject = PassthroughSubject<Int, Never>()
     let standing = (0..<Workload.standingObservers).map { _ in subject.sink { tally.add($0) } }
-    return Prepared(
+    return churn(on: subject, keeping: standing, count: Workload.standingObservers, tally: tally)
+  }
+
+  /// W5 and the subscribe + dispose curve: each index subscribes to `subject` and cancels,
+  /// beside the `count` standing subscriptions that `standing` keeps.
+  static func churn(
+    on subject: PassthroughSubject<Int, Never>, keeping standing: some Any, count: Int, tally: Tally
+  ) -> Prepared {
+    Prepared(
       run: { range in
         for _ in range {
           let cancellable = subject.sink { tally.add($0) }
@@ -87,7 +96,7 @@ enum OpenCombineWorkloads {
       expected: { _ in 0 },
       finish: {
         withExtendedLifetime(standing) { subject.send(7) }
-        return 7 * Workload.standingObservers
+        return 7 &* count
       }
     )
   }

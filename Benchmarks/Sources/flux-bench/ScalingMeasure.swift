@@ -26,6 +26,16 @@ struct ScalingPoint {
   var bytesPerItem: Double?
 }
 
+/// The subscribe + dispose curve's standing observers: `count` handles from `subscribe`, kept
+/// in a pre-touched holder, so that the growth of the resident set while they subscribe is
+/// what the library allocates for them. Returns the holder and that growth per observer.
+func standing<Handle>(_ count: Int, _ subscribe: () -> Handle) -> (Holder<Handle>, bytesPerItem: Double) {
+  let holder = Holder<Handle>(capacity: count)
+  let residentBefore = residentBytes()
+  for _ in 0..<count { holder.append(subscribe()) }
+  return (holder, Double(residentBytes() - residentBefore) / Double(count))
+}
+
 extension Implementation {
   /// Makes `curve` ready to run at `size`, with every observer or mutation adding into `tally`.
   func scalingPoint(_ curve: Curve, size: Int, tally: Tally) -> ScalingPoint {

@@ -1,5 +1,7 @@
 import Dispatch
+import FluxReactive
 import Foundation
+import Testing
 
 /// Runs `body(index)` on `count` threads of their own and reports whether all of them finished
 /// within `seconds`.
@@ -19,4 +21,41 @@ func finishOnThreads(_ count: Int, within seconds: Int, _ body: @escaping @Senda
     return false
   }
   return true
+}
+
+/// Rule 3's deadlock check: two variables whose observers read each other's value are set from
+/// two threads at once, to `make(1)` … `make(5_000)` each. Records an issue if the setters
+/// deadlock or an observer missed its read; returns the two last values, `nil` on a deadlock.
+func setTwoVariablesReadingEachOther<Value: Sendable>(
+  from initial: Value, _ make: @escaping @Sendable (Int) -> Value
+) -> (Value, Value)? {
+  let first = Variable(initial)
+  let second = Variable(initial)
+  let reads = Counter()
+  let keep = [
+    first.signal.observe { _ in
+      _ = second.value
+      reads.increment()
+    },
+    second.signal.observe { _ in
+      _ = first.value
+      reads.increment()
+    },
+  ]
+  let finished = finishOnThreads(2, within: 30) { thread in
+    let variable = thread == 0 ? first : second
+    for index in 1...5_000 {
+      variable.value = make(index)
+      if index % 64 == 0 { yieldThread() }
+    }
+  }
+  #expect(finished, "the two setters deadlocked")
+  guard finished else {
+    // The deadlocked threads hold the variables' locks: freeing them would wait forever.
+    _ = Unmanaged.passRetained(Box((first, second, keep)))
+    return nil
+  }
+  #expect(reads.value == 10_002, "each observer reads once per value, the current one included")
+  for disposable in keep { disposable.dispose() }
+  return (first.value, second.value)
 }
