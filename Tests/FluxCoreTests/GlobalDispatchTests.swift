@@ -146,6 +146,42 @@ struct GlobalDispatchTests {
     withExtendedLifetime(store) {}
   }
 
+  enum Nest<Inner> {}
+  enum Root0 {}
+  enum Root1 {}
+  enum Root2 {}
+  enum Root3 {}
+
+  @Test("inv11: each of 320 state types, made on 4 threads at once, reaches its own stores only")
+  func inv11_manyStateTypesAtOnce() {
+    let results = Recorder<Bool>()
+    runOnThreads(4) { thread in
+      // Each thread makes state types of its own, one deeper than the last, while the others
+      // make theirs: the lookups of each race the registrations of the others.
+      switch thread {
+      case 0: results.append(Self.climb(Nest<Root0>.self, depth: 80))
+      case 1: results.append(Self.climb(Nest<Root1>.self, depth: 80))
+      case 2: results.append(Self.climb(Nest<Root2>.self, depth: 80))
+      default: results.append(Self.climb(Nest<Root3>.self, depth: 80))
+      }
+    }
+    #expect(results.values == [true, true, true, true])
+  }
+
+  /// Makes a store of `LogState<Tag>` and dispatches to its type, then does the same `depth - 1`
+  /// types deeper, then dispatches again; whether the store got exactly its two actions, at
+  /// every depth.
+  static func climb<Tag>(_ tag: Tag.Type, depth: Int) -> Bool {
+    guard depth > 0 else { return true }
+    let state = LogState<Tag>()
+    let store = Store(state: state, mutations: .init(), executor: .immediate)
+    Store<LogState<Tag>>.actions.dispatch(action: depth)
+    let deeper = climb(Nest<Tag>.self, depth: depth - 1)
+    Store<LogState<Tag>>.actions.dispatch(action: -depth)
+    withExtendedLifetime(store) {}
+    return deeper && state.committed.values == [depth, -depth]
+  }
+
   @Test("inv8: the global dispatcher never keeps a store alive")
   func inv8_registryHoldsStoresWeakly() {
     weak var weakStore: Store<LogState<Weak>>?

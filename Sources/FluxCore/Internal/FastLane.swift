@@ -116,9 +116,18 @@ struct FastLane: ~Copyable {
       if word.load(ordering: .relaxed) != Self.closed { word.store(Self.closed, ordering: .releasing) }
     }
 
+    /// Reads the word, to bring it into the cache ahead of a claim.
+    @inlinable
+    func touch() {
+      _ = word.load(ordering: .relaxed)
+    }
+
     /// The lane's state, for tests.
     var state: UInt8 { word.load(ordering: .relaxed) }
   #else
+    @inlinable
+    func touch() {}
+
     init() {}
 
     @inlinable
