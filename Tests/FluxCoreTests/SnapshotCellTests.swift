@@ -137,7 +137,7 @@ struct SnapshotCellTests {
 
   enum Freed {}
 
-  @Test("inv8: a store freed during a global dispatch that walks it is freed when the dispatch ends")
+  @Test("inv8, inv15: a store freed during a global dispatch that walks it has its core freed when the dispatch ends")
   func storeFreedDuringGlobalDispatch() {
     let victim = Box<Store<LogState<Freed>>?>(nil)
     weak var victimCore: StoreCore<LogState<Freed>>?
