@@ -112,20 +112,31 @@ struct SnapshotCellTests {
     owner.read { #expect($0.map(\.id) == [2]) }
   }
 
-  @Test("Walks and changes on several threads: every walk sees live elements, none is left behind")
+  @Test(
+    "Walks and changes on several threads, changes and walks inside walks too: every walk sees live elements, none is left behind"
+  )
   func walksAndChangesRace() {
     let live = Counter()
     let owner = Owner()
     let walks = Counter()
+    @Sendable func change(_ index: Int) {
+      owner.change { elements in
+        elements.append(Tracked(index, live: live))
+        if elements.count > 8 { elements.removeFirst() }
+      }
+    }
     race(threads: 4, iterations: 3_000) { thread, index in
       if thread == 0 {
-        owner.change { elements in
-          elements.append(Tracked(index, live: live))
-          if elements.count > 8 { elements.removeFirst() }
-        }
+        change(index)
       } else {
-        let total = owner.read { $0.reduce(0) { $0 &+ $1.id } }
-        if total >= 0 { walks.increment() }
+        let seen = owner.read { elements in
+          // Like a commit that makes a store, or dispatches globally, during a global dispatch.
+          if thread == 1 && index.isMultiple(of: 3) { change(-index) }
+          if thread == 2 && index.isMultiple(of: 5) { _ = owner.read { $0.count } }
+          // Reads every element: a freed one is a use after free, which the sanitizers catch.
+          return elements.allSatisfy { $0.live === live } ? elements.count : -1
+        }
+        if (0...8).contains(seen) { walks.increment() }
       }
     }
     #expect(walks.value == 9_000)
