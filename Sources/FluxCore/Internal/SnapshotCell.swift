@@ -33,8 +33,11 @@
 ///
 /// Only on Linux, where `Synchronization` is always there. On Apple systems (`Atomic` needs
 /// macOS 15) a reader copies the elements under the lock, one reference count.
+///
+/// Not `Sendable` itself: its owner shares it between threads, and is safe to because of the
+/// above (``retired`` is guarded by the owner's lock; everything else is atomic or immutable).
 @usableFromInline
-final class SnapshotCell<Element>: @unchecked Sendable {
+final class SnapshotCell<Element> {
   @usableFromInline
   typealias Elements = ContiguousArray<Element>
 
