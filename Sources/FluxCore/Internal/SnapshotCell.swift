@@ -20,7 +20,8 @@
 /// that costs the readers nothing beyond the two locked additions.)
 ///
 /// Unpublished boxes wait in ``retired`` while readers run. Whoever then sees zero readers frees
-/// them: the owner at its next change, or the last reader out, which finds ``hasRetired`` set.
+/// them: the owner when it next unpublishes a box, or the last reader out, which finds
+/// ``hasRetired`` set.
 /// The two checks form a Dekker pair (the owner sets `hasRetired`, then reads `readers`; a
 /// reader decrements `readers`, then reads `hasRetired`), so at least one of them sees the
 /// other and no box is left behind once readers stop. While some reader is always in (global
