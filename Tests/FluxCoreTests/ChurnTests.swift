@@ -70,6 +70,9 @@ struct ChurnTests {
         if round % 3 == 0 {
           dispatched.increment()
           Store<LogState<Churn>>.actions.dispatch(action: round) { _ in answered.increment() }
+        } else if round % 3 == 1 {
+          // The lock-free walk, over stores that the other thread makes and frees meanwhile.
+          Store<LogState<Churn>>.actions.dispatch(action: round)
         }
         if round % 4 == 0 { usleep(100) }
         store = nil
