@@ -4,9 +4,10 @@
     scaling.py scaling.json --svg scaling.svg [--table scaling.md --readme README.md]
 
 One panel per curve: the cost per item (median, nanoseconds) against the size, both on log
-scales, for Flux and OpenCombine. A flat line is linear growth; the dashed line is the limit
-for Flux, twice its cost at size 100. With --readme, the Markdown in --table replaces what
-stands between the scaling markers of the README.
+scales, for Flux, the baseline (where it has an equivalent) and OpenCombine. A flat line is
+linear growth; the dashed line is the limit for Flux, twice its cost at size 100. With
+--readme, the Markdown in --table replaces what stands between the scaling markers of the
+README.
 """
 
 import math
@@ -14,8 +15,8 @@ from xml.sax.saxutils import escape
 
 from chart import publish
 
-COLORS = {"flux": "#2f6fdf", "opencombine": "#c8553d"}
-TITLES = {"flux": "Flux", "opencombine": "OpenCombine"}
+COLORS = {"flux": "#2f6fdf", "baseline": "#7a7a7a", "opencombine": "#c8553d"}
+TITLES = {"flux": "Flux", "baseline": "baseline", "opencombine": "OpenCombine"}
 
 
 def label(size):
@@ -110,12 +111,12 @@ def svg(results):
     index = len(curves)
     legend_x = 60 + (index % columns) * cell_width
     legend_y = 110 + (index // columns) * cell_height
-    for position, name in enumerate(("flux", "opencombine")):
+    for position, name in enumerate(("flux", "baseline", "opencombine")):
         ly = legend_y + position * 24
         out.append(f'<line x1="{legend_x}" y1="{ly}" x2="{legend_x + 24}" y2="{ly}" stroke="{COLORS[name]}" '
                    f'stroke-width="2"/>')
         out.append(f'<text x="{legend_x + 32}" y="{ly + 4}">{TITLES[name]}</text>')
-    ly = legend_y + 48
+    ly = legend_y + 72
     out.append(f'<line x1="{legend_x}" y1="{ly}" x2="{legend_x + 24}" y2="{ly}" stroke="{COLORS["flux"]}" '
                f'stroke-dasharray="5,4"/>')
     out.append(f'<text x="{legend_x + 32}" y="{ly + 4}">limit for Flux: {limit:g}× its cost at {reference}</text>')

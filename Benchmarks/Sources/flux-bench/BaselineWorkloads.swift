@@ -27,7 +27,7 @@ enum BaselineWorkloads {
     }
   }
 
-  private static func sends(observers: Int, tally: Tally) -> Prepared {
+  static func sends(observers: Int, tally: Tally) -> Prepared {
     let sink = BaselineSink()
     for _ in 0..<observers {
       _ = sink.add { tally.add($0) }
@@ -76,7 +76,13 @@ enum BaselineWorkloads {
     for _ in 0..<Workload.standingObservers {
       _ = sink.add { tally.add($0) }
     }
-    return Prepared(
+    return churn(on: sink, keeping: (), count: Workload.standingObservers, tally: tally)
+  }
+
+  /// W5 and the subscribe + dispose curve: each index adds an observer to `sink` and removes
+  /// it, beside the `count` standing observers (whose keys `standing` keeps).
+  static func churn(on sink: BaselineSink, keeping standing: some Any, count: Int, tally: Tally) -> Prepared {
+    Prepared(
       run: { range in
         for _ in range {
           let key = sink.add { tally.add($0) }
@@ -85,8 +91,8 @@ enum BaselineWorkloads {
       },
       expected: { _ in 0 },
       finish: {
-        sink.send(7)
-        return 7 * Workload.standingObservers
+        withExtendedLifetime(standing) { sink.send(7) }
+        return 7 &* count
       }
     )
   }
@@ -103,8 +109,13 @@ enum BaselineWorkloads {
   }
 
   private static func globalDispatch(tally: Tally) -> Prepared {
+    globalDispatch(to: Workload.globalStores, tally: tally)
+  }
+
+  /// W7 and the global-dispatch curve: each index reaches `stores` stores of one registry.
+  static func globalDispatch(to stores: Int, tally: Tally) -> Prepared {
     let registry = BaselineRegistry()
-    for _ in 0..<Workload.globalStores {
+    for _ in 0..<stores {
       registry.add(
         BaselineStore(state: 0) { state, action in
           tally.add(action)
@@ -115,7 +126,7 @@ enum BaselineWorkloads {
       run: { range in
         for value in range { registry.dispatch(value) }
       },
-      expected: { sum($0) &* Workload.globalStores }
+      expected: { sum($0) &* stores }
     )
   }
 
@@ -193,7 +204,7 @@ private final class BaselineMutex: @unchecked Sendable {
 }
 
 /// Observers under increasing keys; sends deliver under the lock, so they are serialized.
-private final class BaselineSink: @unchecked Sendable {
+final class BaselineSink: @unchecked Sendable {
   // Guarded by `mutex`.
   private let mutex = BaselineMutex()
   private var keys = ContiguousArray<UInt64>()

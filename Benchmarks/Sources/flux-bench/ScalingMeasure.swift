@@ -42,7 +42,7 @@ extension Implementation {
     switch self {
     case .flux: return FluxScaling.point(curve, size: size, tally: tally)
     case .openCombine: return OpenCombineScaling.point(curve, size: size, tally: tally)
-    case .baseline: preconditionFailure("the scaling curves compare Flux and OpenCombine")
+    case .baseline: return BaselineScaling.point(curve, size: size, tally: tally)
     }
   }
 }
@@ -78,7 +78,7 @@ func measureScaling(
 func scalingChild(_ arguments: ArraySlice<String>) -> Int32 {
   let values = Array(arguments)
   guard values.count >= 3, let curve = Curve(rawValue: values[0]),
-    let implementation = Implementation(rawValue: values[1]), implementation != .baseline,
+    let implementation = Implementation(rawValue: values[1]), curve.applies(to: implementation),
     let size = Int(values[2]), size > 0
   else {
     printError(usage)

@@ -47,7 +47,7 @@ struct ScalingReport {
       "|---|---|---|---|" + String(repeating: "--:|", count: sizes.count) + "--:|:-:|",
     ]
     for curve in options.curves {
-      for implementation in options.implementations {
+      for implementation in options.implementations where curve.applies(to: implementation) {
         let cells = sizes.map { size in
           time(curve, implementation, size).map { nanoseconds($0.median) } ?? ""
         }
@@ -117,7 +117,7 @@ struct ScalingReport {
     var entries: [String] = []
     for curve in options.curves {
       var results: [String] = []
-      for implementation in options.implementations {
+      for implementation in options.implementations where curve.applies(to: implementation) {
         var points: [String] = []
         for size in options.sizes(curve) {
           guard let time = time(curve, implementation, size) else { continue }

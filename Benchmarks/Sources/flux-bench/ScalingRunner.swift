@@ -2,7 +2,7 @@
 struct ScalingOptions {
   var repetitions = 3
   var curves = Curve.allCases
-  var implementations: [Implementation] = [.flux, .openCombine]
+  var implementations: [Implementation] = [.flux, .baseline, .openCombine]
   /// Scales the operations per point.
   var work = 1.0
   /// Replaces every curve's sizes.
@@ -36,7 +36,7 @@ func scaling(_ arguments: ArraySlice<String>) -> Int32 {
     case "--json": options.jsonPath = value
     case "--curves": options.curves = list.compactMap { Curve(rawValue: $0) }
     case "--implementations":
-      options.implementations = list.compactMap { Implementation(rawValue: $0) }.filter { $0 != .baseline }
+      options.implementations = list.compactMap { Implementation(rawValue: $0) }
     case "--sizes": options.sizes = list.compactMap { Int($0) }
     default:
       printError(usage)
@@ -56,7 +56,7 @@ func collectScaling(_ options: ScalingOptions) -> ScalingSamples? {
   for repetition in 1...options.repetitions {
     for curve in options.curves {
       for size in options.sizes(curve) {
-        for implementation in options.implementations {
+        for implementation in options.implementations where curve.applies(to: implementation) {
           if options.showsProgress {
             printError("[\(repetition)/\(options.repetitions)] \(curve.rawValue) \(size) \(implementation.title)")
           }

@@ -9,7 +9,7 @@ let usage = """
                           [--json PATH]
          flux-bench smoke
          flux-bench child WORKLOAD IMPLEMENTATION [--rounds N] [--size N]
-         flux-bench scaling [--reps N] [--curves send,global,churn,queue,main] [--implementations flux,opencombine]
+         flux-bench scaling [--reps N] [--curves send,global,churn,queue,main] [--implementations flux,baseline,opencombine]
                             [--work F] [--sizes 100,10000] [--json PATH]
          flux-bench scaling-child CURVE IMPLEMENTATION SIZE [--work F]
 
