@@ -62,6 +62,15 @@ package struct KeyedStorage<Element> {
   /// The index of the slot with `key` that still holds an element, if any.
   @inlinable
   func index(of key: UInt64) -> Int? {
+    let index = Self.lowerBound(of: key, in: slots)
+    guard index < slots.count, slots[index].key == key, slots[index].element != nil else { return nil }
+    return index
+  }
+
+  /// The index of the first of `slots` whose key is `key` or more (binary search: the keys of
+  /// slots only ever increase).
+  @inlinable
+  package static func lowerBound(of key: UInt64, in slots: ContiguousArray<Slot>) -> Int {
     slots.withUnsafeBufferPointer { slots in
       var low = 0
       var high = slots.count
@@ -69,7 +78,6 @@ package struct KeyedStorage<Element> {
         let middle = (low &+ high) >> 1
         if slots[middle].key < key { low = middle &+ 1 } else { high = middle }
       }
-      guard low < slots.count, slots[low].key == key, slots[low].element != nil else { return nil }
       return low
     }
   }

@@ -180,14 +180,18 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// on write), which costs no more than the delivery itself. Only after a removal during a
   /// delivery (`hasPendingWork`) does the loop consult the live slots, so a disposed observer
   /// gets nothing more (invariant 4).
+  ///
+  /// The observers added since `bound` was taken are the last slots of the copy, since keys
+  /// only increase: the loop stops before the first of them, found once. A send's own delivery
+  /// takes its bound and its copy together, so it reaches every slot of the copy with no search;
+  /// only a queued value, whose bound is older, needs the binary search.
   @inlinable
   func deliver(_ value: Value, below bound: UInt64) {
     let slots = observers.slots
+    let end = bound == observers.nextKey ? slots.count : KeyedStorage.lowerBound(of: bound, in: slots)
     var index = 0
-    while index < slots.count {
-      let key = slots[index].key
-      if key >= bound { break }
-      if _fastPath(!hasPendingWork) || observers.holds(key, at: index) {
+    while index < end {
+      if _fastPath(!hasPendingWork) || observers.holds(slots[index].key, at: index) {
         // Optional chaining borrows the element in place; `if let` would copy (retain) it.
         slots[index].element?.call(value)
       }
