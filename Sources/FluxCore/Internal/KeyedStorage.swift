@@ -63,8 +63,7 @@ package struct KeyedStorage<Element> {
   @inlinable
   func index(of key: UInt64) -> Int? {
     let index = Self.lowerBound(of: key, in: slots)
-    guard index < slots.count, slots[index].key == key, slots[index].element != nil else { return nil }
-    return index
+    return holds(key, at: index) ? index : nil
   }
 
   /// The index of the first of `slots` whose key is `key` or more (binary search: the keys of
