@@ -4,7 +4,7 @@ enum BaselineScaling {
   static func point(_ curve: Curve, size: Int, tally: Tally) -> ScalingPoint {
     switch curve {
     case .send: return ScalingPoint(prepared: BaselineWorkloads.sends(observers: size, tally: tally))
-    case .global: return ScalingPoint(prepared: BaselineWorkloads.globalDispatch(to: size, tally: tally))
+    case .global: return liveStores(size) { BaselineWorkloads.globalDispatch(to: size, tally: tally) }
     case .churn: return churn(standing: size, tally: tally)
     case .queue, .main: preconditionFailure("the baseline has no \(curve.name) curve")
     }

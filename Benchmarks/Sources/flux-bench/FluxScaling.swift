@@ -8,7 +8,7 @@ enum FluxScaling {
     switch curve {
     case .send: return ScalingPoint(prepared: FluxWorkloads.sends(observers: size, tally: tally))
     case .global:
-      return ScalingPoint(prepared: FluxWorkloads.globalDispatch(to: size, TallyState<Spread>.self, tally: tally))
+      return liveStores(size) { FluxWorkloads.globalDispatch(to: size, TallyState<Spread>.self, tally: tally) }
     case .churn: return churn(standing: size, tally: tally)
     case .queue:
       return ScalingPoint(prepared: batches(of: size, on: .queue(DispatchQueue(label: "flux")), tally: tally))

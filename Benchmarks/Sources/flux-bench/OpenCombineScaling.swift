@@ -7,7 +7,8 @@ enum OpenCombineScaling {
   static func point(_ curve: Curve, size: Int, tally: Tally) -> ScalingPoint {
     switch curve {
     // A global dispatch is one subject fanned out to one subscriber per store, as in W7.
-    case .send, .global: return ScalingPoint(prepared: OpenCombineWorkloads.sends(observers: size, tally: tally))
+    case .send: return ScalingPoint(prepared: OpenCombineWorkloads.sends(observers: size, tally: tally))
+    case .global: return liveStores(size) { OpenCombineWorkloads.sends(observers: size, tally: tally) }
     case .churn: return churn(standing: size, tally: tally)
     case .queue: return ScalingPoint(prepared: batches(of: size, on: DispatchQueue(label: "opencombine"), tally: tally))
     case .main: return ScalingPoint(prepared: batches(of: size, on: .main, tally: tally))

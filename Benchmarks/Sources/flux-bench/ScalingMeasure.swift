@@ -22,8 +22,18 @@ struct ScalingMismatch: Error, CustomStringConvertible {
 /// One curve of one contender at one size, ready to run: one operation per index of a range.
 struct ScalingPoint {
   let prepared: Prepared
-  /// Resident bytes per standing observer, where the point measures them.
+  /// Resident bytes per standing observer, or per live store, where the point measures them.
   var bytesPerItem: Double?
+}
+
+/// A global-dispatch point of `count` stores, and the growth of the resident set while
+/// `prepare` made them, per store: the library's memory for each store and its state, plus
+/// the 8 bytes by which the workload holds it (Flux's stores; the baseline's registry and
+/// OpenCombine's subject hold theirs themselves).
+func liveStores(_ count: Int, _ prepare: () -> Prepared) -> ScalingPoint {
+  let residentBefore = residentBytes()
+  let prepared = prepare()
+  return ScalingPoint(prepared: prepared, bytesPerItem: Double(residentBytes() - residentBefore) / Double(count))
 }
 
 /// The subscribe + dispose curve's standing observers: `count` handles from `subscribe`, kept

@@ -10,9 +10,10 @@ struct ScalingReport {
     Report.Summary(samples[curve]?[implementation]?[size]?.map(\.nanoseconds) ?? [])
   }
 
-  /// Resident bytes per standing observer of the churn curve at `size`.
-  func bytes(_ implementation: Implementation, _ size: Int) -> Report.Summary? {
-    Report.Summary(samples[.churn]?[implementation]?[size]?.compactMap(\.bytes) ?? [])
+  /// Resident bytes per item of `curve` at `size`: per standing observer of the churn curve,
+  /// per live store of the global-dispatch curve.
+  func bytes(_ curve: Curve, _ implementation: Implementation, _ size: Int) -> Report.Summary? {
+    Report.Summary(samples[curve]?[implementation]?[size]?.compactMap(\.bytes) ?? [])
   }
 
   /// The cost per item at the largest size over that at 100: of the medians, or of the
@@ -69,10 +70,11 @@ struct ScalingReport {
 
   private func extraRows() -> [String] {
     var rows: [String] = []
-    if options.curves.contains(.churn), let largest = options.sizes(.churn).last, largest >= 100_000 {
-      let cells = options.implementations.map { bytes($0, largest).map { format($0.median, digits: 1) } ?? "–" }
+    for (curve, item) in [(Curve.churn, "observer"), (.global, "store")] where options.curves.contains(curve) {
+      guard let largest = options.sizes(curve).last, largest >= 100_000 else { continue }
+      let cells = options.implementations.map { bytes(curve, $0, largest).map { format($0.median, digits: 1) } ?? "–" }
       rows.append(
-        "| bytes per observer, \(count(largest)) standing observers | " + cells.joined(separator: " | ") + " |")
+        "| bytes per \(item), \(count(largest)) \(curve.sizeName) | " + cells.joined(separator: " | ") + " |")
     }
     for curve in [Curve.queue, .main] where options.curves.contains(curve) {
       guard let largest = options.sizes(curve).last else { continue }
@@ -122,7 +124,7 @@ struct ScalingReport {
         for size in options.sizes(curve) {
           guard let time = time(curve, implementation, size) else { continue }
           var fields = ["\"size\": \(size)", "\"nanoseconds\": \(summaryJSON(time))"]
-          if curve == .churn, size >= 100_000, let bytes = bytes(implementation, size) {
+          if size >= 100_000, let bytes = bytes(curve, implementation, size) {
             fields.append("\"bytes\": \(summaryJSON(bytes))")
           }
           points.append("{" + fields.joined(separator: ", ") + "}")
