@@ -28,8 +28,8 @@ struct ScalingPoint {
 
 /// A global-dispatch point of `count` stores, and the growth of the resident set while
 /// `prepare` made them, per store: the library's memory for each store and its state, plus
-/// the 8 bytes by which the workload holds it (Flux's stores; the baseline's registry and
-/// OpenCombine's subject hold theirs themselves).
+/// the 8 bytes by which the workload holds it (Flux's stores and OpenCombine's subscriptions,
+/// in an array; the baseline's registry holds its stores itself).
 func liveStores(_ count: Int, _ prepare: () -> Prepared) -> ScalingPoint {
   let residentBefore = residentBytes()
   let prepared = prepare()
