@@ -16,6 +16,9 @@ import Dispatch
 /// An idle store on `.immediate` whose middleware all keeps the default interception is
 /// dispatched to through its ``FastLane`` instead, without the lock; every locked section
 /// closes the lane first (``lockMachine()``) and settles it last (``unlockMachine()``).
+// `@unchecked Sendable`: `machine` is guarded by `lock`; `lanePipeline` is written only under
+// `lock` while the lane is not open and read only by the lane's claimant (see ``FastLane``);
+// the lane is atomic and everything else is constant.
 @usableFromInline
 final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable {
   @usableFromInline

@@ -10,6 +10,8 @@
 /// allocation), and hands the action to each store whose core is still there; a store
 /// registered after the snapshot does not receive it, a store freed meanwhile receives all of it
 /// or none.
+// `@unchecked Sendable`: `stores` is guarded by `lock`; `cell` is shared under the protocol
+// described on ``SnapshotCell`` (atomics, and its retired boxes under the same `lock`).
 @usableFromInline
 final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unchecked Sendable {
   @usableFromInline
@@ -105,6 +107,7 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
 }
 
 /// Calls its completion once all of `count` parts are done, with whether all succeeded.
+// `@unchecked Sendable`: its two variables are guarded by `lock`; the rest is constant.
 private final class CompletionGroup: @unchecked Sendable {
   private let lock = Lock()
   // Guarded by `lock`.
