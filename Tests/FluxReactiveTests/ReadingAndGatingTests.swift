@@ -142,6 +142,55 @@ struct ReadingAndGatingTests {
     #expect(live.isDisposed)
   }
 
+  @Test("inv6: a scope keeps an observe(on:) observation whose upstream ended while a value still waits, and disposes it")
+  func inv6_scopeKeepsObserveOnWithQueuedValueOfEndedUpstream() {
+    let queue = DispatchQueue(label: "inv6.ended-upstream")
+    queue.suspend()
+    let calls = Counter()
+    let scope = DisposableScope()
+    // A constant's signal ends at once, after queueing its value on the suspended queue.
+    let observation = Constant(1).signal.observe(on: .queue(queue)).observe { _ in calls.increment() }
+    #expect(!observation.isDisposed, "a value still waits for the observer")
+    scope += observation
+    #expect(scope.count == 1)
+    scope.dispose()
+    queue.resume()
+    queue.sync {}
+    #expect(calls.value == 0, "the observer ran after the scope's dispose() returned")
+  }
+
+  @Test("inv6: pruning a scope keeps an observe(on:) observation of a freed sink while its value waits")
+  func inv6_scopePruningKeepsObserveOnWithQueuedValueOfFreedSink() {
+    let queue = DispatchQueue(label: "inv6.freed-sink")
+    queue.suspend()
+    let calls = Counter()
+    let scope = DisposableScope()
+    var sink: Sink<Int>? = Sink<Int>()
+    scope += sink!.signal.observe(on: .queue(queue)).observe { _ in calls.increment() }
+    sink!.send(value: 1)  // waits on the suspended queue
+    sink = nil
+    for _ in 0..<40 { scope += AnyDisposable() }  // past the count at which adding prunes
+    scope.dispose()
+    queue.resume()
+    queue.sync {}
+    #expect(calls.value == 0, "the observer ran after the scope's dispose() returned")
+  }
+
+  @Test("inv6: an observe(on:) observation of a freed sink reports disposed once no value waits, and is pruned")
+  func inv6_observeOnOfFreedSinkIsDisposedOnceDrained() {
+    let queue = DispatchQueue(label: "inv6.drained")
+    let scope = DisposableScope()
+    var sink: Sink<Int>? = Sink<Int>()
+    let observation = sink!.signal.observe(on: .queue(queue)).observe { _ in }
+    scope += observation
+    sink!.send(value: 1)
+    sink = nil
+    queue.sync {}
+    #expect(observation.isDisposed)
+    for _ in 0..<40 { scope += AnyDisposable() }
+    #expect(scope.count < 41, "pruning kept an observation that nothing can call any more")
+  }
+
   @Test("inv5: observing a variable from inside its own modify body stops with a Flux message")
   func inv5_observeInsideModifyStopsWithMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

@@ -73,9 +73,13 @@ final class GatedObservation<Value>: Disposable, @unchecked Sendable {
     return GatedObservation(gate: gate, stop: stop)
   }
 
+  /// Whether no call of the observer can start any more: it was disposed, or what feeds it has
+  /// ended *and* nothing holds the gate (no value waits on an executor, no producer keeps the
+  /// observer). An ended upstream alone is not enough: values it sent may still be queued, and
+  /// a ``DisposableScope`` that dropped this observation then would never close its gate.
   @usableFromInline
   var isDisposed: Bool {
-    lock.withLock { disposed } || stop.isDisposed
+    lock.withLock { disposed } || (stop.isDisposed && gate == nil)
   }
 
   @usableFromInline
