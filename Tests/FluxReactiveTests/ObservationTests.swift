@@ -238,6 +238,30 @@ struct SkipRepeatsTests {
     two.dispose()
   }
 
+  @Test("inv16: skipRepeats compares and releases the replaced value outside its lock; a deinit that sends again is delivered after")
+  func inv16_skipRepeatsRunsNoUserCodeUnderItsLock() {
+    let send = LockedValue<(@Sendable (Payload) -> Void)?>(nil)
+    let signal = Signal<Payload> { observer in
+      send.withLock { $0 = observer }
+      return AnyDisposable()
+    }
+    let seen = Recorder<Int>()
+    let observation = signal.skipRepeats().observe { seen.append($0.id) }
+    let finished = finishOnThreads(1, within: 10) { _ in
+      let producer = send.current!
+      // The deinit of value 1, replaced by value 2, sends value 3 on the same thread.
+      producer(Payload(id: 1, onDeinit: DeinitAction { producer(Payload(id: 3)) }))
+      producer(Payload(id: 2))
+    }
+    #expect(finished, "deadlock: a replaced value's deinit ran under skipRepeats' lock")
+    guard finished else {
+      _ = Unmanaged.passRetained(Box((observation, send)))  // left behind with its thread
+      return
+    }
+    #expect(seen.values == [1, 2, 3])
+    observation.dispose()
+  }
+
   @Test("latest holds a signal's last value, tracked by Observation, until its owner is freed")
   func latestValue() {
     final class Owner {}
@@ -255,4 +279,23 @@ struct SkipRepeatsTests {
     #expect(latest.value == "one")
     #expect(sink.core.observerCount == 0)
   }
+}
+
+/// Runs an action when freed.
+private final class DeinitAction: Sendable {
+  let action: @Sendable () -> Void
+
+  init(_ action: @escaping @Sendable () -> Void) {
+    self.action = action
+  }
+
+  deinit { action() }
+}
+
+/// A value compared by `id` alone, which may run an action when its last copy goes.
+private struct Payload: Equatable, Sendable {
+  let id: Int
+  var onDeinit: DeinitAction?
+
+  static func == (lhs: Payload, rhs: Payload) -> Bool { lhs.id == rhs.id }
 }

@@ -27,7 +27,9 @@ extension Signal where Value: Equatable & Sendable {
     return Signal.forwarding { observer in
       let last = LastValue<Value>()
       return Signal(source: source).observe { value in
-        if last.replace(with: value) { observer(value) }
+        let previous = last.replace(with: value)
+        if previous.map({ $0 != value }) ?? true { observer(value) }
+        // `previous` is released here, after the delivery: its deinit may send again.
       }
     }
   }
@@ -35,17 +37,22 @@ extension Signal where Value: Equatable & Sendable {
 
 /// The last value one ``Signal/skipRepeats()`` observation delivered.
 ///
+/// Calls never overlap (the upstream delivers one value at a time), but one may start inside
+/// another on the same thread: the deinit of a replaced value, or the user's `==`, may send
+/// again. So the lock guards only the exchange, and the caller compares and releases the old
+/// value after it (no user code under a Flux lock: invariant 16).
+///
 /// `@unchecked Sendable`: `value` is only read and written under `lock`.
 final class LastValue<Value: Equatable & Sendable>: @unchecked Sendable {
   private let lock = Lock()
   private var value: Value?
 
-  /// Stores `new` and returns `true` if it differs from the stored value (or none was stored).
-  func replace(with new: Value) -> Bool {
+  /// Stores `new` and returns the value it replaces (`nil` the first time).
+  func replace(with new: Value) -> Value? {
     lock.withLock {
-      if let value, value == new { return false }
+      let old = value
       value = new
-      return true
+      return old
     }
   }
 }
