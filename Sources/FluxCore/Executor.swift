@@ -37,7 +37,8 @@ public struct Executor: Sendable {
   /// pending, otherwise enqueued, in submission order across the whole process.
   ///
   /// Work submitted from inside running ``mainThread`` work is never nested inside it: it runs
-  /// right after the current work, before the call that started that work returns.
+  /// after the current work (and after any work submitted before it, from any thread), before
+  /// the call that started that work returns.
   public static var mainThread: Executor { Executor(kind: .mainThread) }
 
   /// Enqueues work asynchronously on `queue`.

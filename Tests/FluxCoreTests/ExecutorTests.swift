@@ -111,6 +111,62 @@ struct ExecutorTests {
     #expect(inOrder)
   }
 
+  @Test("inv13: work submitted from running .mainThread work runs after work another thread submitted before it")
+  func inv13_mainWorkFromRunningWorkWaitsForEarlierWorkFromElsewhere() async {
+    let inOrder = await eventuallyOnMainQueue {
+      let order = Recorder<String>()
+      Executor.mainThread.execute {
+        let submitted = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+          Executor.mainThread.execute { order.append("background") }
+          submitted.signal()
+        }
+        submitted.wait()
+        Executor.mainThread.execute { order.append("following") }
+      }
+      order.append("returned")
+      return order.values == ["background", "following", "returned"]
+    }
+    #expect(inOrder)
+  }
+
+  @Test("inv13: .mainThread work from many threads and from running work runs once each, in each submitter's order")
+  func inv13_mainWorkFromEverywhereRunsOnceInOrder() async {
+    let order = Recorder<Int>()
+    let threads = 4
+    let perThread = 500
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let group = DispatchGroup()
+      for thread in 0..<threads {
+        group.enter()
+        DispatchQueue.global().async {
+          for index in 0..<perThread {
+            let value = thread * 10_000 + index * 2
+            Executor.mainThread.execute {
+              order.append(value)
+              // Following work: runs after this, before any later work of this thread.
+              Executor.mainThread.execute { order.append(value + 1) }
+            }
+          }
+          group.leave()
+        }
+      }
+      group.notify(queue: .global()) { Executor.mainThread.execute { continuation.resume() } }
+    }
+    #expect(await eventually { order.values.count == threads * perThread * 2 })
+    let values = order.values
+    #expect(Set(values).count == values.count, "some work ran twice")
+    let position = Dictionary(uniqueKeysWithValues: values.enumerated().map { ($1, $0) })
+    for thread in 0..<threads {
+      let submitted = values.filter { $0 / 10_000 == thread && $0 % 2 == 0 }
+      #expect(submitted == submitted.sorted(), "thread \(thread)'s work ran out of order")
+    }
+    // Following work is submitted by the main queue, in the order its submitters ran.
+    let following = values.filter { $0 % 2 == 1 }
+    #expect(following.map { position[$0 - 1]! } == following.map { position[$0 - 1]! }.sorted())
+    #expect(values.allSatisfy { $0 % 2 == 0 || position[$0]! > position[$0 - 1]! })
+  }
+
   @Test("inv13: after running submitted work, .mainThread runs inline again on the main queue")
   func inv13_mainInlineAgainAfterNestedWork() async {
     let inline = await eventuallyOnMainQueue {

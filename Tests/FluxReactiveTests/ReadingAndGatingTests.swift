@@ -241,4 +241,27 @@ struct MainThreadReentrancyTests {
     #expect(log.values == ["begin -5", "end -5", "begin 0", "end 0"])
     disposable.dispose()
   }
+
+  @Test("inv13: observe(on: .mainThread) delivers a variable's changes in the order they happened, set from a thread and then from main-thread work")
+  func inv13_observeOnMainThreadKeepsOrderOfChangesFromEverywhere() async {
+    let variable = Variable(0)
+    let seen = Recorder<Int>()
+    let observation = variable.signal.observe(on: .mainThread).observe { seen.append($0) }
+    #expect(await eventually { seen.values == [0] })
+    await onMainQueue {
+      // Main-thread work, as a commit on a `.mainThread` store runs.
+      Executor.mainThread.execute {
+        let set = DispatchSemaphore(value: 0)
+        Thread {
+          variable.value = 1  // its delivery waits for the main queue
+          set.signal()
+        }.start()
+        set.wait()
+        variable.value = 2  // delivered by this work's runner, after the one waiting
+      }
+    }
+    #expect(await eventually { seen.values.count == 3 })
+    #expect(seen.values == [0, 1, 2], "the observer ended on a stale value: \(seen.values)")
+    observation.dispose()
+  }
 }

@@ -1,29 +1,46 @@
 import Dispatch
 
-/// The process-wide order of ``Executor/mainThread`` work.
+/// The process-wide order of ``Executor/mainThread`` work: one first-in, first-out queue of
+/// every piece of work submitted and not yet started, whoever submitted it.
 ///
 /// Work runs inline when the caller is on the main queue and nothing submitted earlier is still
-/// waiting to start; otherwise it goes to the back of the main queue. Counting what waits keeps
-/// the order first in, first out across every caller.
+/// waiting; otherwise it waits its turn in ``waiting``.
 ///
-/// Work submitted from inside running `.mainThread` work is never nested inside it: it goes to
-/// a queue of its own that the runner (the call that started the running work, inline or from
-/// the main queue) drains, in submission order, right after the current work item and before
-/// it returns. So a value sent from an observer on `.mainThread` reaches the observers after
-/// the current one returns (rule 2), with no hop through the main queue: a commit on the main
-/// queue still updates a main-thread binding before the dispatching call returns.
+/// Work submitted from inside running `.mainThread` work is never nested inside it: it waits
+/// (marked as following) and the runner (the call that started the running work, inline or
+/// from the main queue) goes on taking work from the front of the queue, after the current
+/// item and before it returns, until no following work is left. So a value sent from an
+/// observer on `.mainThread` reaches the observers after the current one returns (rule 2), with
+/// no hop through the main queue: a commit on the main queue still updates a main-thread
+/// binding before the dispatching call returns. Work another thread submitted earlier is ahead
+/// of it in the queue, so it runs first: the order stays the order of submission.
+///
+/// Work submitted from elsewhere also schedules one block on the main queue, which runs the
+/// front of the queue up to and including one such piece of work (and whatever follows the work
+/// it runs). Runners may take that work first; the block then finds less, or nothing, to do. No
+/// work is left behind: there are always at least as many blocks not yet started as pieces of
+/// work from elsewhere still waiting, since a block takes one such piece whenever one waits,
+/// and a runner that takes one leaves a block spare.
+// `@unchecked Sendable`: every variable is guarded by `lock`; `key` is constant.
 package final class MainQueue: @unchecked Sendable {
+  /// One piece of submitted work.
+  private struct Item {
+    let work: @Sendable () -> Void
+    /// Submitted from inside running work, so run by that work's runner.
+    let isFollowing: Bool
+  }
+
   /// The one instance: the order is process-wide.
   package static let shared = MainQueue()
 
   private let key = DispatchSpecificKey<UInt8>()
   private let lock = Lock()
-  // Guarded by `lock`: main-queue work submitted and not yet started.
-  private var pending = 0
+  // Guarded by `lock`: every piece of work submitted and not yet started, in submission order.
+  private var waiting = FIFOBuffer<Item>()
+  // Guarded by `lock`: how many of `waiting` are following work.
+  private var followingCount = 0
   // Guarded by `lock`: whether `.mainThread` work is running on the main queue.
   private var isRunning = false
-  // Guarded by `lock`: work submitted from inside running work, for its runner to run next.
-  private var following = FIFOBuffer<@Sendable () -> Void>()
 
   private init() {
     DispatchQueue.main.setSpecific(key: key, value: 1)
@@ -34,54 +51,58 @@ package final class MainQueue: @unchecked Sendable {
     DispatchQueue.getSpecific(key: key) != nil
   }
 
-  /// Runs `work` inline if on the main queue with nothing pending; queues it after the running
-  /// work if called from inside it; enqueues it on the main queue otherwise.
+  /// Runs `work` inline if on the main queue with nothing waiting; queues it for the runner if
+  /// called from inside running work; queues it and schedules a block on the main queue
+  /// otherwise.
   package func execute(_ work: @escaping @Sendable () -> Void) {
-    if isOnMainQueue {
-      lock.lock()
-      if isRunning {
-        following.append(work)
-        lock.unlock()
-        return
-      }
-      let runInline = pending == 0
-      if runInline {
-        isRunning = true
-      } else {
-        pending += 1
-      }
+    let onMainQueue = isOnMainQueue
+    lock.lock()
+    // On the main queue, `isRunning` means the caller is inside running work: the main queue
+    // runs one block at a time, and only a run sets it.
+    if onMainQueue && isRunning {
+      waiting.append(Item(work: work, isFollowing: true))
+      followingCount += 1
       lock.unlock()
-      if runInline {
-        run(work)
-        return
-      }
-    } else {
-      lock.lock()
-      pending += 1
-      lock.unlock()
+      return
     }
+    if onMainQueue && waiting.count == 0 {
+      isRunning = true
+      lock.unlock()
+      work()
+      return runWaiting(owesOne: false, wasRunning: false)
+    }
+    waiting.append(Item(work: work, isFollowing: false))
+    lock.unlock()
     DispatchQueue.main.async {
       self.lock.lock()
-      self.pending -= 1
       // Set unless this block runs inside running work (a nested run loop): that work's
-      // runner then also runs what this work submits.
+      // runner then also runs what follows the work it runs after this block.
       let wasRunning = self.isRunning
       self.isRunning = true
       self.lock.unlock()
-      self.run(work, wasRunning: wasRunning)
+      self.runWaiting(owesOne: true, wasRunning: wasRunning)
     }
   }
 
-  /// Runs `work`, then every piece of work submitted meanwhile, in order; `isRunning` is set.
-  private func run(_ work: @Sendable () -> Void, wasRunning: Bool = false) {
-    work()
+  /// Runs waiting work from the front, in order, while some of it is following work, and, if
+  /// `owesOne` (a scheduled block), until it has run one piece that is not. Then restores
+  /// `isRunning`.
+  private func runWaiting(owesOne: Bool, wasRunning: Bool) {
+    var owesOne = owesOne
     while true {
       lock.lock()
-      let next = following.popFirst()
-      if next == nil { isRunning = wasRunning }
+      guard followingCount > 0 || owesOne, let next = waiting.popFirst() else {
+        isRunning = wasRunning
+        lock.unlock()
+        return
+      }
+      if next.isFollowing {
+        followingCount -= 1
+      } else {
+        owesOne = false
+      }
       lock.unlock()
-      guard let next else { return }
-      next()
+      next.work()
     }
   }
 }
