@@ -17,3 +17,24 @@ public protocol Disposable: Sendable {
   /// Ends what this disposable stands for. Calling it again does nothing.
   func dispose()
 }
+
+/// A disposable whose ``Disposable/isDisposed`` may wait for a lock that another thread holds
+/// for long (a sink's delivery turn, which runs observers), and that can also answer without
+/// waiting when it knows.
+///
+/// A ``DisposableScope`` asks through this when it decides what to keep, so that adding to a
+/// scope never waits for the delivery of an unrelated sink on another thread (which could be
+/// waiting for the caller: a deadlock).
+protocol PromptlyDisposedQuery: Disposable {
+  /// `true` if disposed, `false` if not, `nil` if finding out would wait for another thread.
+  var isDisposedWithoutWaiting: Bool? { get }
+}
+
+extension Disposable {
+  /// Whether this disposable is surely disposed, found without waiting for a delivery on
+  /// another thread: `false` when that would wait.
+  var isSurelyDisposed: Bool {
+    if let query = self as? any PromptlyDisposedQuery { return query.isDisposedWithoutWaiting == true }
+    return isDisposed
+  }
+}

@@ -15,7 +15,9 @@ import FluxCore
 /// > once. Disposables are disposed outside the scope's lock, in the order they were added.
 /// > The scope keeps no disposable that is already disposed: one added disposed is dropped,
 /// > and those disposed since they were added are dropped from time to time as others are
-/// > added, so a long-lived scope with many short observations does not grow.
+/// > added, so a long-lived scope with many short observations does not grow. Adding never
+/// > waits for a sink's delivery on another thread to learn whether an observation of it is
+/// > disposed: one that cannot tell at once is kept until a later pruning.
 public final class DisposableScope: Disposable, @unchecked Sendable {
   private let lock = Lock()
   // Guarded by `lock`.
@@ -37,7 +39,7 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
   ///
   /// - Parameter disposables: The disposables to keep.
   public init<S: Sequence>(_ disposables: S) where S.Element == any Disposable {
-    self.disposables = disposables.filter { !$0.isDisposed }
+    self.disposables = disposables.filter { !$0.isSurelyDisposed }
   }
 
   deinit {
@@ -59,7 +61,7 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
   ///
   /// - Parameter disposable: The disposable to keep.
   public func add(disposable: any Disposable) {
-    if disposable.isDisposed { return }
+    if disposable.isSurelyDisposed { return }
     enum Outcome {
       case kept
       case rejected
@@ -80,9 +82,11 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
   }
 
   /// Drops the disposed ones among `snapshot`, the first kept disposables; asks each whether it
-  /// is disposed outside the lock (a disposable may take locks of its own).
+  /// is disposed outside the lock (a disposable may take locks of its own), and never waits for
+  /// a sink's delivery on another thread to find out: one it cannot tell at once stays, for the
+  /// next pruning.
   private func prune(_ snapshot: [any Disposable]) {
-    let isDisposed = snapshot.map(\.isDisposed)
+    let isDisposed = snapshot.map(\.isSurelyDisposed)
     let dropped: [any Disposable] = lock.withLock {
       isPruning = false
       // Only `add` appends and only `dispose` empties, so the snapshot is still the prefix.

@@ -191,6 +191,66 @@ struct ReadingAndGatingTests {
     #expect(scope.count < 41, "pruning kept an observation that nothing can call any more")
   }
 
+  @Test("inv3: adding to a scope never waits for another sink's delivery on another thread, even when it prunes")
+  func inv3_scopePruningDoesNotWaitForOtherDeliveries() {
+    let x = Sink<Int>()
+    let y = Sink<Int>()
+    let scope = DisposableScope()
+    scope += y.signal.observe { _ in }  // an observation of y that the next pruning asks about
+    for _ in 0..<30 { scope += AnyDisposable() }  // the next add prunes
+    let yDelivering = DispatchSemaphore(value: 0)
+    let xDelivering = DispatchSemaphore(value: 0)
+    let observesX = x.signal.observe { value in
+      guard value == 1 else { return }
+      yDelivering.wait()
+      xDelivering.signal()
+      scope += AnyDisposable()  // prunes while y delivers on the other thread
+    }
+    let observesY = y.signal.observe { value in
+      guard value == 1 else { return }
+      yDelivering.signal()
+      xDelivering.wait()
+      x.send(value: 2)  // waits for x's delivery: only this one direction
+    }
+    let finished = finishOnThreads(2, within: 10) { thread in
+      if thread == 0 { x.send(value: 1) } else { y.send(value: 1) }
+    }
+    #expect(finished, "deadlock: pruning waited for y's delivery, which waited for x's")
+    guard finished else {
+      _ = Unmanaged.passRetained(Box((x, y, scope, observesX, observesY)))  // left with its threads
+      return
+    }
+    #expect(scope.count > 0)
+    scope.dispose()
+  }
+
+  @Test("inv6: a disposed observation whose sink was delivering when it was added is dropped at a later pruning")
+  func inv6_observationKeptWhileItsSinkDeliveredIsPrunedLater() {
+    let sink = Sink<Int>()
+    let scope = DisposableScope()
+    let observation = sink.signal.observe { _ in }
+    observation.dispose()
+    let delivering = DispatchSemaphore(value: 0)
+    let added = DispatchSemaphore(value: 0)
+    let blocker = sink.signal.observe { _ in
+      delivering.signal()
+      added.wait()
+    }
+    let sent = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      sink.send(value: 1)
+      sent.signal()
+    }
+    delivering.wait()
+    scope += observation  // the sink delivers on the other thread: cannot tell at once
+    added.signal()
+    sent.wait()
+    for _ in 0..<40 { scope += AnyDisposable() }
+    #expect(scope.count == 40, "the disposed observation is still kept")
+    blocker.dispose()
+    scope.dispose()
+  }
+
   @Test("inv5: observing a variable from inside its own modify body stops with a Flux message")
   func inv5_observeInsideModifyStopsWithMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

@@ -46,7 +46,7 @@ final class ObserverGate<Value>: @unchecked Sendable {
 /// keeps, the upstream observer of `observe(on:)` and the values queued on its executor), so
 /// the user's observer goes when they let it go, even while someone keeps this disposable.
 @usableFromInline
-final class GatedObservation<Value>: Disposable, @unchecked Sendable {
+final class GatedObservation<Value>: PromptlyDisposedQuery, @unchecked Sendable {
   // Set once; weak loads are thread-safe.
   private weak var gate: ObserverGate<Value>?
   // Constant.
@@ -79,7 +79,13 @@ final class GatedObservation<Value>: Disposable, @unchecked Sendable {
   /// a ``DisposableScope`` that dropped this observation then would never close its gate.
   @usableFromInline
   var isDisposed: Bool {
-    lock.withLock { disposed } || (stop.isDisposed && gate == nil)
+    lock.withLock { disposed } || (gate == nil && stop.isDisposed)
+  }
+
+  var isDisposedWithoutWaiting: Bool? {
+    if lock.withLock({ disposed }) { return true }
+    guard gate == nil else { return false }
+    return stop.isSurelyDisposed ? true : nil
   }
 
   @usableFromInline

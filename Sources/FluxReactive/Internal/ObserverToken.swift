@@ -33,6 +33,12 @@ struct ObserverToken<Value>: Disposable {
   }
 }
 
+extension ObserverToken: PromptlyDisposedQuery {
+  var isDisposedWithoutWaiting: Bool? {
+    core.containsWithoutWaiting(key).map { !$0 }
+  }
+}
+
 /// A disposable that was disposed before it was made: the answer to observing something that
 /// has ended, or binding to a target that is gone.
 @usableFromInline

@@ -271,6 +271,14 @@ final class SubjectCore<Value>: @unchecked Sendable {
     return observers.contains(key)
   }
 
+  /// Whether the observer under `key` is still there, or `nil` if another thread holds the lock
+  /// (delivering, most likely) and the answer would wait for it.
+  func containsWithoutWaiting(_ key: UInt64) -> Bool? {
+    guard lock.tryLock() else { return nil }
+    defer { lock.unlock() }
+    return observers.contains(key)
+  }
+
   /// The number of observers, for tests and diagnostics.
   var observerCount: Int {
     lock.lock()
