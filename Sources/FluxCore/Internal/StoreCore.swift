@@ -33,9 +33,12 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   @usableFromInline
   let lane = FastLane()
   /// What fast commits run against: the machine's target. The state is the machine's to
-  /// release, which it does only once no drain runs, so never during a fast commit.
-  @usableFromInline
-  let laneTarget: Machine.Target
+  /// release, which it does only once no drain runs, so never during a fast commit. Written
+  /// like `lanePipeline`: dropped, with the mutations it holds, once the store is freed and the
+  /// lane shut for good (``settleLane()``), so that mutations holding the store's `actions`
+  /// make no cycle with the core.
+  @usableFromInline @exclusivity(unchecked)
+  var laneTarget: Machine.Target?
   /// The middleware of fast commits (all of it passing through): the machine's pipeline when
   /// the lane last opened, retained. Written only with `lock` held while the machine is idle
   /// and the lane is not open, so while no fast commit runs; read by fast commits, which run
@@ -43,8 +46,10 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   @usableFromInline @exclusivity(unchecked)
   var lanePipeline: Unmanaged<MiddlewarePipeline<State>>?
 
-  @usableFromInline
-  let executor: Executor
+  /// Where drains run; guarded by `lock`. Dropped when the store is freed, so that an executor
+  /// whose context holds the store's `actions` makes no cycle with the core.
+  @usableFromInline @exclusivity(unchecked)
+  var executor: Executor?
 
   @usableFromInline
   let lock = Lock()
@@ -81,27 +86,53 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   /// Opens the lane if the machine allows it now (or keeps it shut), and releases the lock.
   /// Returns the pipeline the lane no longer uses, for the caller to release after the lock.
   @inlinable
-  func unlockMachine() -> MiddlewarePipeline<State>? {
-    let retired = machine.isDrainRunning ? nil : settleLane()
+  func unlockMachine() -> Retired {
+    let retired = machine.isDrainRunning ? Retired() : settleLane()
     lock.unlock()
     return retired
   }
 
-  /// With `lock` held and no drain running (so no fast commit either): opens the lane with the
-  /// machine's pipeline if the machine allows it, or shuts it. Returns the pipeline it dropped.
+  /// What the lane let go of, for the caller to release once it holds no lock: a middleware
+  /// pipeline, and (once the store is freed) the target with the user's mutations.
   @usableFromInline
-  func settleLane() -> MiddlewarePipeline<State>? {
+  struct Retired {
+    @usableFromInline
+    var pipeline: MiddlewarePipeline<State>?
+    @usableFromInline
+    var target: Machine.Target?
+
+    @inlinable
+    init(pipeline: MiddlewarePipeline<State>? = nil, target: Machine.Target? = nil) {
+      self.pipeline = pipeline
+      self.target = target
+    }
+
+    /// The same, as objects that the caller can keep with others.
+    var objects: [AnyObject] {
+      var objects: [AnyObject] = []
+      if let pipeline { objects.append(pipeline) }
+      if let target { objects.append(Leftover(target)) }
+      return objects
+    }
+  }
+
+  /// With `lock` held and no drain running (so no fast commit either): opens the lane with the
+  /// machine's pipeline if the machine allows it, or shuts it. Returns what it dropped.
+  @usableFromInline
+  func settleLane() -> Retired {
     let old = lanePipeline
     guard machine.laneMayOpen else {
       lane.shut()
       lanePipeline = nil
-      return old?.takeRetainedValue()
+      // A freed store's lane never opens again: nothing reads the target any more.
+      let target = machine.isStoreFreed ? laneTarget.take() : nil
+      return Retired(pipeline: old?.takeRetainedValue(), target: target)
     }
     let current = machine.pipeline.map(Unmanaged.passUnretained)
     let replaced = old?.toOpaque() != current?.toOpaque()
     if replaced { lanePipeline = current?.retain() }
     lane.open()  // after the write above, which its release ordering publishes to claimants
-    return replaced ? old?.takeRetainedValue() : nil
+    return Retired(pipeline: replaced ? old?.takeRetainedValue() : nil)
   }
 
   /// Commits `pending` as the lane's claimant: the hooks of the lane's pipeline around the
@@ -109,7 +140,8 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   /// and the pipeline where they are (see `laneTarget` and `lanePipeline`).
   @inlinable
   func commitFast(_ pending: Pending) {
-    let target = laneTarget
+    // Set: the lane opens only for a store not freed, and the target goes only once it is shut.
+    guard let target = laneTarget else { preconditionFailure("Flux: a fast commit found no target.") }
     guard let pipeline = lanePipeline else { return commit(pending, target) }
     pipeline._withUnsafeGuaranteedRef { pipeline in
       target.state._withUnsafeGuaranteedRef { state in
@@ -191,6 +223,11 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   /// `.queue` store's time per action).
   @inlinable
   func scheduleDrain() {
+    lock.lock()
+    let executor = self.executor
+    lock.unlock()
+    // No executor: the store was freed meanwhile, and the drain only lets go of what it left.
+    guard let executor else { return drain() }
     executor.execute { [weak self] in self?.drain() }
   }
 
@@ -299,7 +336,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     lockMachine()
     let replaced = machine.replaceShared(with: shared)
     let retired = unlockMachine()
-    return [replaced, retired].compactMap { $0 }
+    return [replaced].compactMap { $0 } + retired.objects
   }
 
   /// Drops every queued and held action and refuses later ones: the store has been freed.
@@ -307,9 +344,19 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   func cancel() {
     lockMachine()
     let leftovers = machine.storeFreed()
+    let executor = self.executor.take()
     let retired = unlockMachine()
     for pending in leftovers.dropped { pending.completion?(false) }
     leftovers.released?.state.release()
-    withExtendedLifetime((leftovers, retired)) {}
+    withExtendedLifetime((leftovers, retired, executor)) {}
+  }
+}
+
+/// A value let go of under a lock, kept as an object until the caller holds none.
+final class Leftover<Value> {
+  let value: Value
+
+  init(_ value: Value) {
+    self.value = value
   }
 }

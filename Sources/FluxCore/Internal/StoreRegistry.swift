@@ -43,14 +43,14 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
     Registries.registry(for: State.self)
   }
 
-  /// Adds `core` and returns the key to remove it with.
-  func register(_ core: StoreCore<State>) -> UInt64 {
-    let (key, retired) = lock.withLock {
+  /// Adds `core` and returns the key to remove it with, and the snapshots it retired, for the
+  /// caller to release once it holds no lock: a retired snapshot may hold the last reference to
+  /// the core of a freed store, whose mutations and executor the user gave.
+  func register(_ core: StoreCore<State>) -> (key: UInt64, retired: [AnyObject]) {
+    lock.withLock {
       let retired = cell.invalidate()
       return (stores.insert(Entry(core: core)), retired)
     }
-    withExtendedLifetime(retired) {}  // released after the lock
-    return key
   }
 
   /// Removes the store registered under `key`.
@@ -102,7 +102,10 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
   }
 
   func setShared(_ shared: [any SharedMiddleware]) -> [AnyObject] {
-    snapshot.flatMap { $0.element?.core.setShared(shared) ?? [] }
+    // The cores go back to the caller too: a store freed meanwhile may have left this copy the
+    // last reference to its core, which must not go while the caller holds its lock.
+    let cores = snapshot.compactMap { $0.element?.core }
+    return cores.flatMap { $0.setShared(shared) } + cores.map { $0 as AnyObject }
   }
 }
 
@@ -133,8 +136,9 @@ private final class CompletionGroup: @unchecked Sendable {
 
 /// What learns about changes of the shared middleware list: a registry of one state type.
 protocol SharedMiddlewareReceiver: AnyObject, Sendable {
-  /// Gives every store the new list; returns the pipelines it replaced, for the caller to
-  /// release once it holds no lock (their middleware may run user code in its deinit).
+  /// Gives every store the new list; returns the pipelines it replaced and the cores it walked,
+  /// for the caller to release once it holds no lock (middleware may run user code in its
+  /// deinit, and so may the mutations and executor of a core whose store was freed meanwhile).
   func setShared(_ shared: [any SharedMiddleware]) -> [AnyObject]
 }
 
@@ -223,12 +227,13 @@ enum Registries {
   /// Registers `core` for global dispatch and builds its middleware pipeline around the shared
   /// middleware, atomically with respect to changes of that list.
   static func register<State: FluxCore.State>(_ core: StoreCore<State>) -> (StoreRegistry<State>, UInt64) {
-    let (registry, key, replaced) = lock.withLock {
+    let (registry, key, released) = lock.withLock {
       let registry = registryLocked(for: State.self)
       let replaced = core.setShared(sharedList)
-      return (registry, registry.register(core), replaced)
+      let (key, retired) = registry.register(core)
+      return (registry, key, (replaced, retired))
     }
-    withExtendedLifetime(replaced) {}
+    withExtendedLifetime(released) {}  // after every lock: may free the core of a freed store
     return (registry, key)
   }
 

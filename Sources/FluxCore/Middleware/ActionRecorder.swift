@@ -45,7 +45,11 @@ public final class ActionRecorder<State: FluxCore.State>: Middleware, @unchecked
 
   /// Forgets everything recorded so far.
   public func reset() {
-    lock.withLock { storage.removeAll() }
+    let forgotten = lock.withLock {
+      defer { storage = [] }
+      return storage
+    }
+    withExtendedLifetime(forgotten) {}  // the actions go here, after the lock: a deinit may read the recorder
   }
 
   /// Records the committed action.

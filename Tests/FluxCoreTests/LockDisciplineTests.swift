@@ -1,0 +1,390 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import FluxCore
+
+/// An object whose deinit runs a probe.
+final class Canary: @unchecked Sendable {
+  let onDeinit: @Sendable () -> Void
+  init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+  deinit { onDeinit() }
+}
+
+final class CanaryState<Tag>: State, @unchecked Sendable {
+  typealias Action = Int
+  typealias Mutations = CanaryMutations<Tag>
+  let committed = Recorder<Int>()
+}
+
+/// Mutations that hold a user object (a dependency, say).
+struct CanaryMutations<Tag>: Mutations {
+  let payload: (any AnyObject & Sendable)?
+  init(_ payload: (any AnyObject & Sendable)? = nil) { self.payload = payload }
+  func commit(action: Int, state: CanaryState<Tag>) { state.committed.append(action) }
+}
+
+struct NoopShared: SharedMiddleware {}
+
+/// From inside a deinit: can another thread create a store right now? It cannot while this
+/// thread holds the process-wide registry lock (`Registries.lock`).
+func processWideLockIsFree(seconds: Double = 2) -> Bool {
+  returnsInTime(seconds: seconds) {
+    _ = Store(state: LogState<LockDisciplineTests.Probe>(), mutations: .init(), executor: .immediate)
+  }
+}
+
+@Suite("User code and Flux locks", .serialized)
+struct LockDisciplineTests {
+  enum Probe {}
+  enum SetSharedSnapshot {}
+  enum SetSharedSnapshotNatural {}
+  enum MutationsLeak {}
+  enum ExecutorLeak {}
+  enum MiddlewareNoLeak {}
+
+  // MARK: A core freed while the shared middleware list is broadcast
+
+  @Test("inv16: a store freed while shared middleware is added lets its core go outside the process-wide lock")
+  func inv16_coreFreedUnderProcessWideLockDeterministic() {
+    let underLock = Recorder<Bool>()
+    var victim: Store<CanaryState<SetSharedSnapshot>>? = Store(
+      state: .init(),
+      mutations: .init(Canary {
+        underLock.append(!processWideLockIsFree())
+      }),
+      executor: .immediate)
+    let filler = Store(state: CanaryState<SetSharedSnapshot>(), mutations: .init(), executor: .immediate)
+
+    // Stands for the broadcasting thread being preempted at the filler's core (after it took
+    // its snapshot of this registry).
+    filler.core.lock.lock()
+    let added = DispatchSemaphore(value: 0)
+    let registration = Box<SharedMiddlewareRegistration?>(nil)
+    let t = Thread {
+      registration.value = SharedMiddlewares.add(NoopShared())
+      added.signal()
+    }
+    t.start()
+    usleep(300_000)  // the broadcaster is now waiting for the filler's core lock
+    // Freed on a thread of its own, which then may wait for the broadcaster: it unregisters
+    // (the registry's lock is free) and cancels, while the broadcaster's snapshot keeps the core.
+    let freed = DispatchSemaphore(value: 0)
+    let held = Box(victim)
+    victim = nil
+    _ = victim
+    Thread {
+      held.value = nil
+      freed.signal()
+    }.start()
+    usleep(100_000)
+    filler.core.lock.unlock()
+    added.wait()
+    freed.wait()
+    registration.value?.remove()
+    #expect(waitUntil { !underLock.values.isEmpty })
+    #expect(underLock.values == [false], "the mutations' deinit ran under the process-wide registry lock")
+    _ = filler
+  }
+
+  @Test("inv16: a store freed while shared middleware is added to 50,000 others lets its core go outside the process-wide lock")
+  func inv16_coreFreedUnderProcessWideLockNatural() {
+    let underLock = Recorder<Bool>()
+    var fillers: [Store<CanaryState<SetSharedSnapshotNatural>>] = []
+    for _ in 0..<50_000 {
+      fillers.append(Store(state: CanaryState<SetSharedSnapshotNatural>(), mutations: .init(), executor: .immediate))
+    }
+    var hits = 0
+    for round in 0..<10 {
+      var victim: Store<CanaryState<SetSharedSnapshotNatural>>? = Store(
+        state: .init(),
+        mutations: .init(Canary {
+          underLock.append(!processWideLockIsFree(seconds: 1))
+        }),
+        executor: .immediate)
+      let done = DispatchSemaphore(value: 0)
+      Thread {
+        SharedMiddlewares.add(NoopShared()).remove()
+        done.signal()
+      }.start()
+      usleep(2_000)
+      victim = nil
+      done.wait()
+      _ = victim
+      #expect(waitUntil { underLock.values.count == round + 1 })
+      if underLock.values.last == true { hits += 1 }
+    }
+    #expect(hits == 0, "the mutations' deinit ran under the process-wide registry lock in \(hits) of 10 rounds")
+    _ = fillers
+  }
+
+  @Test("inv16: the mutations of a store freed while shared middleware is added may create a store in their deinit")
+  func inv16_deadlock() {
+    enum Other {}
+    var victim: Store<CanaryState<SetSharedSnapshot>>? = Store(
+      state: .init(),
+      mutations: .init(Canary { _ = Store(state: LogState<Other>(), mutations: .init(), executor: .immediate) }),
+      executor: .immediate)
+    let filler = Store(state: CanaryState<SetSharedSnapshot>(), mutations: .init(), executor: .immediate)
+    filler.core.lock.lock()  // the broadcaster is preempted at the filler's core
+    let added = DispatchSemaphore(value: 0)
+    Thread {
+      _ = SharedMiddlewares.add(NoopShared())
+      added.signal()
+    }.start()
+    usleep(300_000)
+    let held = Box(victim)
+    victim = nil
+    Thread { held.value = nil }.start()  // may wait for the broadcaster, which waits for the filler
+    usleep(100_000)
+    filler.core.lock.unlock()
+    #expect(added.wait(timeout: .now() + 5) == .success, "SharedMiddlewares.add deadlocked")
+    _ = (filler, victim)
+  }
+
+  // MARK: What a freed store's core lets go of
+
+  @Test("inv15: mutations that hold their store's actions are freed with the store, core included")
+  func inv15_mutationsHoldingActionsLeak() {
+    final class Holder: @unchecked Sendable {
+      nonisolated(unsafe) var actions: Actions<CanaryState<MutationsLeak>>?
+      let flag: DeallocFlag
+      init(_ flag: DeallocFlag) { self.flag = flag }
+      deinit { flag.markFreed() }
+    }
+    let flag = DeallocFlag()
+    weak var core: StoreCore<CanaryState<MutationsLeak>>?
+    do {
+      let holder = Holder(flag)
+      let store = Store(state: CanaryState<MutationsLeak>(), mutations: .init(holder), executor: .immediate)
+      holder.actions = store.actions
+      core = store.core
+      store.actions.dispatch(action: 1)
+    }
+    let coreFreed = core == nil
+    #expect(coreFreed, "the core outlived its store")
+    #expect(flag.isFreed, "the mutations' dependency outlived the store")
+  }
+
+  @Test("inv15: a custom executor whose context holds its store's actions is freed with the store, core included")
+  func inv15_executorHoldingActionsLeak() {
+    final class Holder: @unchecked Sendable {
+      nonisolated(unsafe) var actions: Actions<CanaryState<ExecutorLeak>>?
+      let flag: DeallocFlag
+      init(_ flag: DeallocFlag) { self.flag = flag }
+      deinit { flag.markFreed() }
+    }
+    let flag = DeallocFlag()
+    weak var core: StoreCore<CanaryState<ExecutorLeak>>?
+    do {
+      let holder = Holder(flag)
+      let store = Store(
+        state: CanaryState<ExecutorLeak>(), mutations: .init(),
+        executor: Executor { work in _ = holder; work() })
+      holder.actions = store.actions
+      core = store.core
+      store.actions.dispatch(action: 1)
+    }
+    let coreFreed = core == nil
+    #expect(coreFreed, "the core outlived its store")
+    #expect(flag.isFreed, "the executor's captures outlived the store")
+  }
+
+  @Test("inv15: a middleware that holds its store's actions is freed with the store, core included")
+  func controlMiddlewareHoldingActions() {
+    final class M: Middleware, @unchecked Sendable {
+      typealias State = CanaryState<MiddlewareNoLeak>
+      nonisolated(unsafe) var actions: Actions<CanaryState<MiddlewareNoLeak>>?
+      let flag: DeallocFlag
+      init(_ flag: DeallocFlag) { self.flag = flag }
+      deinit { flag.markFreed() }
+    }
+    let flag = DeallocFlag()
+    weak var core: StoreCore<CanaryState<MiddlewareNoLeak>>?
+    do {
+      let m = M(flag)
+      let store = Store(
+        state: CanaryState<MiddlewareNoLeak>(), mutations: .init(), executor: .immediate,
+        middlewares: [AnyMiddleware(m)])
+      m.actions = store.actions
+      core = store.core
+      store.actions.dispatch(action: 1)
+    }
+    let coreFreed = core == nil
+    #expect(coreFreed)
+    #expect(flag.isFreed)
+  }
+}
+
+// MARK: ActionRecorder
+
+final class PayloadAction: @unchecked Sendable {
+  let onDeinit: @Sendable () -> Void
+  init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+  deinit { onDeinit() }
+}
+
+final class PayloadState: State, @unchecked Sendable {
+  typealias Action = PayloadAction
+  typealias Mutations = PayloadMutations
+}
+
+struct PayloadMutations: Mutations {
+  func commit(action: PayloadAction, state: PayloadState) {}
+}
+
+@Suite("ActionRecorder and user code")
+struct RecorderLockTests {
+  @Test("inv16: ActionRecorder.reset() lets the actions go outside its lock")
+  func inv16_recorderResetReleasesUnderLock() {
+    let recorder = ActionRecorder<PayloadState>()
+    let store = Store(
+      state: PayloadState(), mutations: .init(), executor: .immediate, middlewares: [AnyMiddleware(recorder)])
+    store.actions.dispatch(action: PayloadAction { [weak recorder] in _ = recorder?.records.count })
+    #expect(recorder.committed.count == 1)
+    #expect(returnsInTime(seconds: 3) { recorder.reset() }, "the action's deinit ran under the recorder's lock")
+  }
+}
+
+// MARK: Snapshots retired while a store registers
+
+final class HookState<Tag>: State, @unchecked Sendable {
+  typealias Action = Int
+  typealias Mutations = HookMutations<Tag>
+  nonisolated(unsafe) var hook: (@Sendable (Int) -> Void)?
+  init(hook: (@Sendable (Int) -> Void)? = nil) { self.hook = hook }
+}
+
+struct HookMutations<Tag>: Mutations {
+  let payload: (any AnyObject & Sendable)?
+  init(_ payload: (any AnyObject & Sendable)? = nil) { self.payload = payload }
+  func commit(action: Int, state: HookState<Tag>) { state.hook?(action) }
+}
+
+@Suite("Retired snapshots and user code", .serialized)
+struct RetiredSnapshotTests {
+  enum Retired {}
+
+  @Test("inv16: a snapshot retired with a freed store's last core, released as a store registers, frees it outside the process-wide lock")
+  func inv16_retiredBoxFreedUnderProcessWideLock() {
+    typealias S = HookState<Retired>
+    let registry = StoreRegistry<S>.shared.takeUnretainedValue()
+    var hits = 0
+    for _ in 0..<10 {
+      let underLock = Recorder<Bool>()
+      let entered = DispatchSemaphore(value: 0)
+      let resume = DispatchSemaphore(value: 0)
+      var victim: Store<S>? = Store(
+        state: S(),
+        mutations: .init(Canary {
+          underLock.append(!processWideLockIsFree(seconds: 1))
+        }),
+        executor: .immediate)
+      let blocker = Store(
+        state: S { action in
+          if action == 1 {
+            entered.signal()
+            resume.wait()
+          }
+        }, mutations: .init(), executor: .immediate)
+      // R1: a global dispatch that publishes box B1 {victim, blocker} and stays in its walk.
+      let r1Done = DispatchSemaphore(value: 0)
+      Thread {
+        Store<S>.actions.dispatch(action: 1)
+        r1Done.signal()
+      }.start()
+      entered.wait()
+      victim = nil  // B1 is retired (a reader is in); B1 now holds the core's last reference
+      Store<S>.actions.dispatch(action: 2)  // R2 publishes B2 {blocker} and leaves
+      registry.lock.lock()  // stands for a moment of contention on the registry's lock
+      let t3Done = DispatchSemaphore(value: 0)
+      Thread {
+        _ = Store(state: S(), mutations: .init(), executor: .immediate)  // Registries.register
+        t3Done.signal()
+      }.start()
+      usleep(100_000)  // T3 waits for the registry lock, holding Registries.lock
+      resume.signal()  // R1 ends its walk, counts out (readers 0), and waits to reclaim
+      usleep(100_000)
+      registry.lock.unlock()
+      r1Done.wait()
+      t3Done.wait()
+      #expect(waitUntil { !underLock.values.isEmpty })
+      let hit = underLock.values.first == true
+      if hit { hits += 1 }
+      _ = (blocker, victim)
+    }
+    #expect(hits == 0, "a core was freed under Registries.lock in \(hits) of 10 rounds")
+  }
+}
+
+
+@Suite("Lanes under global dispatch, churn and shared middleware")
+struct LaneChurnTests {
+  enum Lane {}
+
+  final class Watch: SharedMiddleware, @unchecked Sendable {
+    func willCommit(action: any Sendable, state: any State) {}
+  }
+
+  @Test("inv14: lanes opening and closing while stores are freed under global dispatch: one answer per action")
+  func laneStress() {
+    let dispatched = Counter()
+    let answered = Counter()
+    let doubled = Counter()
+    let stop = DeallocFlag()
+    let live = Recorder<LogState<Lane>>()
+    runOnThreads(4) { thread in
+      switch thread {
+      case 0:
+        var i = 0
+        while !stop.isFreed {
+          i += 1
+          dispatched.increment()
+          let once = OnceFlag()
+          Store<LogState<Lane>>.actions.dispatch(action: i) { _ in
+            if once.fire() { answered.increment() } else { doubled.increment() }
+          }
+          Store<LogState<Lane>>.actions.dispatch(action: i)
+        }
+      case 3:
+        while !stop.isFreed {
+          let registration = SharedMiddlewares.add(Watch())
+          usleep(30)
+          registration.remove()
+        }
+      default:
+        for round in 0..<1_500 {
+          let state = LogState<Lane>()
+          live.append(state)
+          var store: Store<LogState<Lane>>? = Store(state: state, mutations: .init(), executor: .immediate)
+          let actions = store!.actions
+          for a in 0..<5 {
+            dispatched.increment()
+            let once = OnceFlag()
+            actions.dispatch(action: -a) { _ in
+              if once.fire() { answered.increment() } else { doubled.increment() }
+            }
+          }
+          if round % 2 == 0 {
+            let box = Box<Store<LogState<Lane>>?>(store)
+            store = nil
+            DispatchQueue.global().async { box.value = nil }  // freed on another thread, maybe mid-commit
+          } else {
+            store = nil
+          }
+          _ = store
+        }
+        if thread == 1 { stop.markFreed() }
+      }
+    }
+    #expect(waitUntil { answered.value == dispatched.value }, "\(dispatched.value - answered.value) never answered")
+    #expect(doubled.value == 0)
+    for state in live.values { #expect(state.overlapCount == 0) }
+  }
+}
+
+final class OnceFlag: @unchecked Sendable {
+  private let lock = NSLock()
+  private var fired = false
+  func fire() -> Bool { lock.withLock { defer { fired = true }; return !fired } }
+}
