@@ -28,7 +28,7 @@ struct NoopShared: SharedMiddleware {}
 
 /// From inside a deinit: can another thread create a store right now? It cannot while this
 /// thread holds the process-wide registry lock (`Registries.lock`).
-func processWideLockIsFree(seconds: Double = 2) -> Bool {
+func processWideLockIsFree(seconds: Double = 5) -> Bool {
   returnsInTime(seconds: seconds) {
     _ = Store(state: LogState<LockDisciplineTests.Probe>(), mutations: .init(), executor: .immediate)
   }
@@ -38,7 +38,6 @@ func processWideLockIsFree(seconds: Double = 2) -> Bool {
 struct LockDisciplineTests {
   enum Probe {}
   enum SetSharedSnapshot {}
-  enum SetSharedSnapshotNatural {}
   enum MutationsLeak {}
   enum ExecutorLeak {}
   enum MiddlewareNoLeak {}
@@ -85,37 +84,6 @@ struct LockDisciplineTests {
     #expect(waitUntil { !underLock.values.isEmpty })
     #expect(underLock.values == [false], "the mutations' deinit ran under the process-wide registry lock")
     _ = filler
-  }
-
-  @Test("inv16: a store freed while shared middleware is added to 50,000 others lets its core go outside the process-wide lock")
-  func inv16_coreFreedUnderProcessWideLockNatural() {
-    let underLock = Recorder<Bool>()
-    var fillers: [Store<CanaryState<SetSharedSnapshotNatural>>] = []
-    for _ in 0..<50_000 {
-      fillers.append(Store(state: CanaryState<SetSharedSnapshotNatural>(), mutations: .init(), executor: .immediate))
-    }
-    var hits = 0
-    for round in 0..<10 {
-      var victim: Store<CanaryState<SetSharedSnapshotNatural>>? = Store(
-        state: .init(),
-        mutations: .init(Canary {
-          underLock.append(!processWideLockIsFree(seconds: 1))
-        }),
-        executor: .immediate)
-      let done = DispatchSemaphore(value: 0)
-      Thread {
-        SharedMiddlewares.add(NoopShared()).remove()
-        done.signal()
-      }.start()
-      usleep(2_000)
-      victim = nil
-      done.wait()
-      _ = victim
-      #expect(waitUntil { underLock.values.count == round + 1 })
-      if underLock.values.last == true { hits += 1 }
-    }
-    #expect(hits == 0, "the mutations' deinit ran under the process-wide registry lock in \(hits) of 10 rounds")
-    _ = fillers
   }
 
   @Test("inv16: the mutations of a store freed while shared middleware is added may create a store in their deinit")
@@ -277,7 +245,7 @@ struct RetiredSnapshotTests {
       var victim: Store<S>? = Store(
         state: S(),
         mutations: .init(Canary {
-          underLock.append(!processWideLockIsFree(seconds: 1))
+          underLock.append(!processWideLockIsFree())
         }),
         executor: .immediate)
       let blocker = Store(
@@ -349,7 +317,7 @@ struct LaneChurnTests {
       case 3:
         while !stop.isFreed {
           let registration = SharedMiddlewares.add(Watch())
-          usleep(30)
+          usleep(500)
           registration.remove()
         }
       default:
