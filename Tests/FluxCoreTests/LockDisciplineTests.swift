@@ -49,9 +49,10 @@ struct LockDisciplineTests {
     let underLock = Recorder<Bool>()
     var victim: Store<CanaryState<SetSharedSnapshot>>? = Store(
       state: .init(),
-      mutations: .init(Canary {
-        underLock.append(!processWideLockIsFree())
-      }),
+      mutations: .init(
+        Canary {
+          underLock.append(!processWideLockIsFree())
+        }),
       executor: .immediate)
     let filler = Store(state: CanaryState<SetSharedSnapshot>(), mutations: .init(), executor: .immediate)
 
@@ -148,7 +149,10 @@ struct LockDisciplineTests {
       let holder = Holder(flag)
       let store = Store(
         state: CanaryState<ExecutorLeak>(), mutations: .init(),
-        executor: Executor { work in _ = holder; work() })
+        executor: Executor { work in
+          _ = holder
+          work()
+        })
       holder.actions = store.actions
       core = store.core
       store.actions.dispatch(action: 1)
@@ -233,7 +237,9 @@ struct HookMutations<Tag>: Mutations {
 struct RetiredSnapshotTests {
   enum Retired {}
 
-  @Test("inv16: a snapshot retired with a freed store's last core, released as a store registers, frees it outside the process-wide lock")
+  @Test(
+    "inv16: a snapshot retired with a freed store's last core, released as a store registers, frees it outside the process-wide lock"
+  )
   func inv16_retiredBoxFreedUnderProcessWideLock() {
     typealias S = HookState<Retired>
     let registry = StoreRegistry<S>.shared.takeUnretainedValue()
@@ -244,9 +250,10 @@ struct RetiredSnapshotTests {
       let resume = DispatchSemaphore(value: 0)
       var victim: Store<S>? = Store(
         state: S(),
-        mutations: .init(Canary {
-          underLock.append(!processWideLockIsFree())
-        }),
+        mutations: .init(
+          Canary {
+            underLock.append(!processWideLockIsFree())
+          }),
         executor: .immediate)
       let blocker = Store(
         state: S { action in
@@ -284,7 +291,6 @@ struct RetiredSnapshotTests {
     #expect(hits == 0, "a core was freed under Registries.lock in \(hits) of 10 rounds")
   }
 }
-
 
 @Suite("Lanes under global dispatch, churn and shared middleware")
 struct LaneChurnTests {
@@ -354,5 +360,10 @@ struct LaneChurnTests {
 final class OnceFlag: @unchecked Sendable {
   private let lock = NSLock()
   private var fired = false
-  func fire() -> Bool { lock.withLock { defer { fired = true }; return !fired } }
+  func fire() -> Bool {
+    lock.withLock {
+      defer { fired = true }
+      return !fired
+    }
+  }
 }

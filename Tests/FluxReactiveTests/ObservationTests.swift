@@ -238,7 +238,7 @@ struct SkipRepeatsTests {
     two.dispose()
   }
 
-  @Test("inv16: skipRepeats compares and releases the replaced value outside its lock; a deinit that sends again is delivered after")
+  @Test("inv16: skipRepeats compares and releases the replaced value outside its lock")
   func inv16_skipRepeatsRunsNoUserCodeUnderItsLock() {
     let send = LockedValue<(@Sendable (Payload) -> Void)?>(nil)
     let signal = Signal<Payload> { observer in

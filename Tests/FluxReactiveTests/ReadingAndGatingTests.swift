@@ -142,7 +142,7 @@ struct ReadingAndGatingTests {
     #expect(live.isDisposed)
   }
 
-  @Test("inv6: a scope keeps an observe(on:) observation whose upstream ended while a value still waits, and disposes it")
+  @Test("inv6: a scope keeps an observe(on:) observation of an ended upstream while a value waits")
   func inv6_scopeKeepsObserveOnWithQueuedValueOfEndedUpstream() {
     let queue = DispatchQueue(label: "inv6.ended-upstream")
     queue.suspend()
@@ -302,7 +302,7 @@ struct MainThreadReentrancyTests {
     disposable.dispose()
   }
 
-  @Test("inv13: observe(on: .mainThread) delivers a variable's changes in the order they happened, set from a thread and then from main-thread work")
+  @Test("inv13: observe(on: .mainThread) keeps the order of changes set from a thread, then from main work")
   func inv13_observeOnMainThreadKeepsOrderOfChangesFromEverywhere() async {
     let variable = Variable(0)
     let seen = Recorder<Int>()
