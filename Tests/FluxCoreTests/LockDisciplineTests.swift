@@ -115,51 +115,43 @@ struct LockDisciplineTests {
 
   @Test("inv15: mutations that hold their store's actions are freed with the store, core included")
   func inv15_mutationsHoldingActionsLeak() {
-    final class Holder: @unchecked Sendable {
-      nonisolated(unsafe) var actions: Actions<CanaryState<MutationsLeak>>?
-      let flag: DeallocFlag
-      init(_ flag: DeallocFlag) { self.flag = flag }
-      deinit { flag.markFreed() }
+    let (coreFreed, holderFreed) = storeHoldingItsActions(MutationsLeak.self) { holder in
+      Store(state: CanaryState(), mutations: .init(holder), executor: .immediate)
     }
-    let flag = DeallocFlag()
-    weak var core: StoreCore<CanaryState<MutationsLeak>>?
-    do {
-      let holder = Holder(flag)
-      let store = Store(state: CanaryState<MutationsLeak>(), mutations: .init(holder), executor: .immediate)
-      holder.actions = store.actions
-      core = store.core
-      store.actions.dispatch(action: 1)
-    }
-    let coreFreed = core == nil
     #expect(coreFreed, "the core outlived its store")
-    #expect(flag.isFreed, "the mutations' dependency outlived the store")
+    #expect(holderFreed, "the mutations' dependency outlived the store")
   }
 
   @Test("inv15: a custom executor whose context holds its store's actions is freed with the store, core included")
   func inv15_executorHoldingActionsLeak() {
-    final class Holder: @unchecked Sendable {
-      nonisolated(unsafe) var actions: Actions<CanaryState<ExecutorLeak>>?
-      let flag: DeallocFlag
-      init(_ flag: DeallocFlag) { self.flag = flag }
-      deinit { flag.markFreed() }
-    }
-    let flag = DeallocFlag()
-    weak var core: StoreCore<CanaryState<ExecutorLeak>>?
-    do {
-      let holder = Holder(flag)
-      let store = Store(
-        state: CanaryState<ExecutorLeak>(), mutations: .init(),
+    let (coreFreed, holderFreed) = storeHoldingItsActions(ExecutorLeak.self) { holder in
+      Store(
+        state: CanaryState(), mutations: .init(),
         executor: Executor { work in
           _ = holder
           work()
         })
+    }
+    #expect(coreFreed, "the core outlived its store")
+    #expect(holderFreed, "the executor's captures outlived the store")
+  }
+
+  /// Makes a store whose parts (as `make` wires them) hold an object that holds the store's
+  /// actions, dispatches once and lets the store go; returns whether its core and that object
+  /// were freed.
+  private func storeHoldingItsActions<Tag>(
+    _: Tag.Type, _ make: (ActionsHolder<CanaryState<Tag>>) -> Store<CanaryState<Tag>>
+  ) -> (coreFreed: Bool, holderFreed: Bool) {
+    let flag = DeallocFlag()
+    weak var core: StoreCore<CanaryState<Tag>>?
+    do {
+      let holder = ActionsHolder<CanaryState<Tag>>(flag)
+      let store = make(holder)
       holder.actions = store.actions
       core = store.core
       store.actions.dispatch(action: 1)
     }
-    let coreFreed = core == nil
-    #expect(coreFreed, "the core outlived its store")
-    #expect(flag.isFreed, "the executor's captures outlived the store")
+    return (core == nil, flag.isFreed)
   }
 
   @Test("inv15: a middleware that holds its store's actions is freed with the store, core included")
@@ -366,4 +358,17 @@ final class OnceFlag: @unchecked Sendable {
       return !fired
     }
   }
+}
+
+/// An object that holds a store's actions, and marks its flag when freed.
+final class ActionsHolder<S: State>: @unchecked Sendable {
+  // Set once, before the store it belongs to is used.
+  nonisolated(unsafe) var actions: Actions<S>?
+  let flag: DeallocFlag
+
+  init(_ flag: DeallocFlag) {
+    self.flag = flag
+  }
+
+  deinit { flag.markFreed() }
 }
