@@ -313,13 +313,16 @@ struct LaneChurnTests {
           Store<LogState<Lane>>.actions.dispatch(action: i)
         }
       case 3:
-        while !stop.isFreed {
+        // A change of the shared list walks every live store of every type, under the
+        // process-wide lock: a few, spaced, so that other tests creating stores get through.
+        for _ in 0..<100 where !stop.isFreed {
           let registration = SharedMiddlewares.add(Watch())
-          usleep(500)
+          usleep(1_000)
           registration.remove()
+          usleep(1_000)
         }
       default:
-        for round in 0..<1_500 {
+        for round in 0..<400 {
           let state = LogState<Lane>()
           live.append(state)
           var store: Store<LogState<Lane>>? = Store(state: state, mutations: .init(), executor: .immediate)
