@@ -54,6 +54,14 @@ public struct Actions<State: FluxCore.State>: Sendable {
     }
   }
 
+  /// Whether an action dispatched now would reach a store: the store is alive, or (for
+  /// `Store<S>.actions`) at least one store of the state type is. A store may be freed right
+  /// after this returns `true`.
+  package var reachesAStore: Bool {
+    if let core { return !core.isStoreFreed }
+    return registry?._withUnsafeGuaranteedRef { $0.hasStores } ?? false
+  }
+
   /// Dispatches `action`; `completion` learns whether it was committed.
   func dispatch(action: State.Action, completion: @escaping @Sendable (Bool) -> Void) {
     if let registry {

@@ -22,12 +22,16 @@ import Foundation
 /// ``Replay`` dispatches it again.
 ///
 /// > Important: Thread-safe: stores on any executors may share one log. Lines are written one
-/// > at a time, whole, in the order their actions ended, on the executor of the store that
-/// > ended one. An action that cannot be encoded is written as an `error` line instead.
+/// > at a time, whole, in the order their actions ended, on the executor of a store that ended
+/// > one: the line of an action that ends while another thread writes is written by that
+/// > thread, so `dispatch` may return before its line is out. The log holds no lock while it
+/// > calls the output, which may dispatch to a store that logs here too. An action that cannot
+/// > be encoded is written as an `error` line instead.
 public final class ActionLog: Sendable {
   private let output: ActionLogOutput
-  // Taken around each write, so lines never interleave.
   private let lock = Lock()
+  // Guarded by `lock`.
+  nonisolated(unsafe) private var turns = Turns()
 
   /// Creates a log that writes to `output`.
   ///
@@ -50,10 +54,17 @@ public final class ActionLog: Sendable {
     AnyMiddleware(ActionLogMiddleware<State>(log: self, label: label))
   }
 
+  /// Writes the line of an action that just ended.
+  ///
+  /// The action takes its turn, and its time, at once; it is encoded (the user's `Encodable`
+  /// code) outside the lock. Then whoever finds the line of the next turn ready and nobody
+  /// writing writes the lines that are ready, in turn order, outside the lock too: the output
+  /// may dispatch to a store that logs here, whose line is then written after the current one.
   func append<Action: Encodable>(label: String, outcome: ActionOutcome, duration: UInt64?, action: Action) {
-    let time = LogTime.string(from: Date())
+    let (turn, date) = lock.withLock { (turns.take(), Date()) }
     let line = ActionLogLine(
-      store: label, time: time, outcome: outcome, durationNanoseconds: duration, action: action)
+      store: label, time: LogTime.string(from: date), outcome: outcome, durationNanoseconds: duration,
+      action: action)
     let text: String
     do {
       text = try line.encoded()
@@ -63,6 +74,64 @@ public final class ActionLog: Sendable {
       encoder.outputFormatting = [.sortedKeys]
       text = ((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n"
     }
-    lock.withLock { output.write(text) }
+    var ready = lock.withLock { turns.fill(turn, with: text) }
+    while !ready.isEmpty {
+      for text in ready { output.write(text) }
+      ready = lock.withLock { turns.written() }
+    }
+  }
+}
+
+/// The lines of an ``ActionLog`` between the end of their action and their write.
+///
+/// Every action takes the next turn when it ends; its line, once encoded, waits here until the
+/// lines of all earlier turns are written. One thread at a time writes: the one that completes
+/// the run of ready lines at the head while nobody writes takes them, writes them outside the
+/// lock, and comes back for more until none is ready. So lines go out whole, one at a time, in
+/// the order their actions ended, and a thread never waits for another's write.
+struct Turns {
+  /// The turn the next action takes.
+  private var next: UInt64 = 0
+  /// The turn whose line is written next.
+  private var head: UInt64 = 0
+  /// The lines that are encoded and wait for an earlier one, or for the writer, by turn.
+  private var lines: [UInt64: String] = [:]
+  /// Whether a thread is writing the lines it took.
+  private(set) var isWriting = false
+
+  /// Takes the next turn.
+  mutating func take() -> UInt64 {
+    defer { next &+= 1 }
+    return next
+  }
+
+  /// Enters the line of `turn`. Returns the lines the caller must write, in order, before it
+  /// calls ``written()``: none if an earlier line is missing or a thread is writing.
+  mutating func fill(_ turn: UInt64, with line: String) -> [String] {
+    precondition(turn >= head && turn < next && lines[turn] == nil, "ActionLog: turn \(turn) entered twice")
+    lines[turn] = line
+    if isWriting { return [] }
+    let ready = takeReady()
+    isWriting = !ready.isEmpty
+    return ready
+  }
+
+  /// The writer wrote what it took. Returns what became ready meanwhile, to write next; when
+  /// that is nothing, the writer is done.
+  mutating func written() -> [String] {
+    precondition(isWriting, "ActionLog: written() without a writer")
+    let ready = takeReady()
+    isWriting = !ready.isEmpty
+    return ready
+  }
+
+  /// Removes the run of lines ready from the head.
+  private mutating func takeReady() -> [String] {
+    var ready: [String] = []
+    while let line = lines.removeValue(forKey: head) {
+      ready.append(line)
+      head &+= 1
+    }
+    return ready
   }
 }

@@ -10,7 +10,8 @@ import Foundation
 /// ```
 ///
 /// Reading checks every line before it returns, so a bad or cut-short log throws a
-/// ``RecordingError`` that names the line, and nothing else happens. Blank lines are skipped.
+/// ``RecordingError`` that names the line, and nothing else happens. Blank lines are skipped;
+/// lines may end in `\n` or `\r\n`.
 public struct Recording: Sendable {
   /// One line of the log: one action that a store committed or a middleware cancelled.
   public struct Entry: Sendable {
@@ -51,10 +52,15 @@ public struct Recording: Sendable {
   /// - Throws: A ``RecordingError`` naming the first bad line.
   public init(jsonLines text: String) throws(RecordingError) {
     var entries: [Entry] = []
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-    for (index, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
+    // Split on the bytes, not the characters: "\r\n" is one `Character`, and a log whose lines
+    // end in it (written on Windows, or checked out with automatic line ends) is still a log.
+    let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+    for (index, line) in lines.enumerated() {
+      let content = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
+      guard !content.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") })
+      else { continue }
       let isLast = index == lines.count - 1
-      entries.append(try Self.entry(String(line), number: index + 1, isCutShort: isLast))
+      entries.append(try Self.entry(Data(content), number: index + 1, isCutShort: isLast))
     }
     self.entries = entries
   }
@@ -76,8 +82,7 @@ public struct Recording: Sendable {
     try self.init(jsonLines: text)
   }
 
-  private static func entry(_ line: String, number: Int, isCutShort: Bool) throws(RecordingError) -> Entry {
-    let json = Data(line.utf8)
+  private static func entry(_ json: Data, number: Int, isCutShort: Bool) throws(RecordingError) -> Entry {
     let header: ActionLogHeader
     do {
       header = try JSONDecoder().decode(ActionLogHeader.self, from: json)

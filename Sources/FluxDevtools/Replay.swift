@@ -71,7 +71,8 @@ public final class Replay {
   /// - Returns: How many actions were committed again.
   /// - Throws: A ``RecordingError`` naming the line: before anything is dispatched when a label
   ///   has no route or an action does not decode; during the replay when a resolving route
-  ///   finds no store.
+  ///   finds no store, or the store an action goes to has been freed (it drops the action).
+  ///   The actions before that line have been dispatched.
   @discardableResult
   public func run(isolation: isolated (any Actor)? = #isolation) async throws(RecordingError) -> Int {
     var steps: [(entry: Recording.Entry, step: Route.Step)] = []
@@ -86,7 +87,12 @@ public final class Replay {
       guard let dispatch = step(entry.store) else {
         throw RecordingError(line: entry.line, "there is no store \"\(entry.store)\" when its action comes")
       }
-      if await dispatch() { committed += 1 }
+      switch await dispatch() {
+      case .committed: committed += 1
+      case .cancelled: break
+      case .storeFreed:
+        throw RecordingError(line: entry.line, "the store of \"\(entry.store)\" has been freed when its action comes")
+      }
     }
     return committed
   }
@@ -94,8 +100,17 @@ public final class Replay {
 
 /// How to decode and dispatch the actions of some labels.
 private struct Route {
+  /// What became of one dispatched action.
+  enum Outcome {
+    case committed
+    /// A middleware cancelled it.
+    case cancelled
+    /// The store was freed before it could commit it (or had been).
+    case storeFreed
+  }
+
   /// Finds the target for a label and returns its dispatch, or `nil` if there is none.
-  typealias Step = (String) -> (() async -> Bool)?
+  typealias Step = (String) -> (() async -> Outcome)?
 
   let labels: (String) -> Bool
   let prepare: (Recording.Entry) throws(RecordingError) -> Step
@@ -108,7 +123,11 @@ private struct Route {
       let action = try entry.action(as: State.Action.self)
       return { label in
         guard let actions = resolve(label) else { return nil }
-        return { await actions.dispatchAndWait(action: action) }
+        return {
+          if await actions.dispatchAndWait(action: action) { return .committed }
+          // Not committed: cancelled by a middleware, or dropped by a store freed meanwhile.
+          return actions.reachesAStore ? .cancelled : .storeFreed
+        }
       }
     }
   }

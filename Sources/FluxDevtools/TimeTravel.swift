@@ -9,17 +9,19 @@ import FluxCore
 /// await travel.goTo(0, in: store)  // the state before any
 /// ```
 ///
-/// It replays the store's committed actions once, into a store of its own made from the given
-/// state, and keeps a ``Snapshotting/snapshot`` after each action of the log (actions of other
-/// stores leave it as it was). Going to a point then dispatches
+/// It commits the store's committed actions once, in order, to the given state with the given
+/// mutations, on the calling thread, and keeps a ``Snapshotting/snapshot`` after each action of
+/// the log (actions of other stores leave it as it was). No store is made for that: no global
+/// dispatch (`Store<S>.actions`) reaches the state meanwhile, and no middleware, shared or
+/// not, sees those commits. Going to a point then dispatches
 /// ``Snapshotting/restore(_:)``: the live store commits it like any action, through its
 /// middleware.
 public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Decodable {
   /// The snapshots: the first before any action, then one after each action of the recording.
   public let snapshots: [State.Snapshot]
 
-  /// Replays the actions labelled `label` into a store of `state`, keeping a snapshot after
-  /// each action of the recording.
+  /// Commits the actions labelled `label` to `state`, keeping a snapshot after each action of
+  /// the recording.
   ///
   /// - Parameters:
   ///   - recording: The log.
@@ -30,7 +32,6 @@ public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Deco
   public init(_ recording: Recording, label: String, from state: State, mutations: State.Mutations)
     throws(RecordingError)
   {
-    let store = Store<State>(state: state, mutations: mutations, executor: .immediate)
     var snapshots = [state.snapshot]
     var actions: [State.Action?] = []
     for entry in recording.entries {
@@ -38,7 +39,7 @@ public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Deco
       actions.append(mine ? try entry.action(as: State.Action.self) : nil)
     }
     for action in actions {
-      if let action { store.actions.dispatch(action: action) }
+      if let action { mutations.commit(action: action, state: state) }
       snapshots.append(state.snapshot)
     }
     self.snapshots = snapshots

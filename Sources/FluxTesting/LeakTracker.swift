@@ -60,10 +60,13 @@ public final class LeakTracker: @unchecked Sendable {
 
   /// Fails the test once for each tracked object still alive.
   func verify() {
-    let alive = lock.withLock {
+    let tracked = lock.withLock {
       defer { entries = [] }
-      return entries.filter { $0.object != nil }.map { ($0.type, $0.site) }
+      return entries
     }
+    // Looked at after the lock: reading a weak reference holds the object for a moment, and
+    // if another thread lets go of it then, its deinit (the user's code) runs here.
+    let alive = tracked.filter { $0.object != nil }.map { ($0.type, $0.site) }
     for (type, site) in alive {
       fail("\(type), tracked at \(site.description), outlived the test: something still holds it", at: site)
     }

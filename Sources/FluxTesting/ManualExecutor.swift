@@ -20,11 +20,10 @@ import FluxCore
 /// > that calls ``runNext()`` or ``runAll()``. Work that is never run never runs: a store on
 /// > this executor then keeps its actions waiting, in order, without error.
 public final class ManualExecutor: @unchecked Sendable {
-  // `queue` and `head` are guarded by `lock`; the lock is never held while work runs, nor while
-  // work is released. Slots before `head` were taken and are `nil`.
+  // `queue` is guarded by `lock`; the lock is never held while work runs, nor while work is
+  // released (the queue hands each piece out, or all of them, before letting go of its slot).
   private let lock = Lock()
-  private var queue: [(@Sendable () -> Void)?] = []
-  private var head = 0
+  private var queue = FIFOBuffer<@Sendable () -> Void>()
 
   /// Creates an executor with nothing waiting.
   public init() {}
@@ -37,7 +36,7 @@ public final class ManualExecutor: @unchecked Sendable {
 
   /// How many pieces of work wait to run.
   public var pendingCount: Int {
-    lock.withLock { queue.count - head }
+    lock.withLock { queue.count }
   }
 
   /// Runs the piece of work that has waited longest, if any.
@@ -65,26 +64,13 @@ public final class ManualExecutor: @unchecked Sendable {
 
   /// Drops every waiting piece of work without running it.
   public func discardAll() {
-    let dropped: [(@Sendable () -> Void)?] = lock.withLock {
-      defer {
-        queue = []
-        head = 0
-      }
-      return queue
-    }
+    let dropped = lock.withLock { queue.removeAll() }
     _ = dropped  // released here, outside the lock
   }
 
   private func takeNext() -> (@Sendable () -> Void)? {
-    lock.withLock {
-      guard head < queue.count else { return nil }
-      let work = queue[head].take()
-      head += 1
-      if head == queue.count {
-        queue.removeAll(keepingCapacity: true)
-        head = 0
-      }
-      return work
-    }
+    // The queue keeps the work not yet run at the front of its storage as it goes, so work
+    // that keeps submitting more while `runAll()` runs takes no more room than what waits.
+    lock.withLock { queue.popFirst() }
   }
 }

@@ -72,4 +72,122 @@ struct ActionLogTests {
     #expect(try recording.entries.map { try $0.action(as: CounterAction.self) } == [.set(4)])
     #expect(recording.entries.first?.store == "c")
   }
+
+  @Test("the output runs with no lock of the log held: it may dispatch to another store that logs there")
+  func outputMayDispatchToALoggedStore() {
+    let lines = Lines()
+    let viewer = Slot<Store<CounterState>>()
+    let log = ActionLog(
+      output: ActionLogOutput { line in
+        lines.output.write(line)
+        if line.contains(#""store":"app""#) { viewer.value?.actions.dispatch(action: .add(1)) }
+      })
+    let app = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "app")])
+    viewer.value = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "viewer")])
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      app.actions.dispatch(action: .add(1))
+      app.actions.dispatch(action: .add(2))
+      done.signal()
+    }
+    #expect(done.wait(timeout: .now() + 10) == .success, "deadlock: the output ran under the log's lock")
+    let stores = lines.all.map { $0.contains(#""store":"app""#) ? "app" : "viewer" }
+    #expect(stores == ["app", "viewer", "app", "viewer"])
+    withExtendedLifetime(app) {}
+  }
+
+  @Test("lines are in the order their actions ended, even when an earlier one takes long to encode")
+  func orderOfEnding() throws {
+    let lines = Lines()
+    let log = ActionLog(output: lines.output)
+    let slowEnded = DispatchSemaphore(value: 0)
+    let slow = Store<SlowState>(
+      state: .init(), mutations: .init(), executor: .immediate,
+      middlewares: [AnyMiddleware(SignalAfterCommit(slowEnded)), log.middleware(label: "slow")])
+    let fast = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "fast")])
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      slow.actions.dispatch(action: .slowToEncode)  // ends, then encodes for 100 ms
+      done.signal()
+    }
+    slowEnded.wait()
+    Thread.sleep(forTimeInterval: 0.01)  // the slow line's turn is taken: ActionLog's middleware runs next
+    fast.actions.dispatch(action: .add(1))  // ends later, encodes at once
+    done.wait()
+    let recording = try Recording(jsonLines: lines.text)
+    #expect(recording.entries.map(\.store) == ["slow", "fast"])
+    #expect(recording.entries.map(\.time) == recording.entries.map(\.time).sorted())
+  }
+
+  @Test("stores on several threads share one log: every turn written once, in turn order")
+  func turnsUnderRace() throws {
+    for _ in 0..<5 {
+      let lines = Lines()
+      let log = ActionLog(output: lines.output)
+      let stores = (0..<4).map { index in
+        Store<CounterState>(
+          state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "s\(index)")])
+      }
+      DispatchQueue.concurrentPerform(iterations: 4) { index in
+        for amount in 1...200 { stores[index].actions.dispatch(action: .add(amount)) }
+      }
+      let recording = try Recording(jsonLines: lines.text)
+      #expect(recording.entries.count == 800)
+      #expect(recording.entries.map(\.time) == recording.entries.map(\.time).sorted())
+      for index in 0..<4 {
+        let actions = try recording.entries.filter { $0.store == "s\(index)" }.map {
+          try $0.action(as: CounterAction.self)
+        }
+        #expect(actions == (1...200).map { .add($0) })
+      }
+    }
+  }
+}
+
+/// A value set once one thread has made it, read on another.
+private final class Slot<Value: Sendable>: @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var stored: Value?
+
+  var value: Value? {
+    get { lock.withLock { stored } }
+    set { lock.withLock { stored = newValue } }
+  }
+}
+
+/// A state whose one action takes 100 ms to encode.
+private final class SlowState: State {
+  typealias Action = SlowAction
+  typealias Mutations = SlowMutations
+}
+
+private enum SlowAction: Encodable, Sendable {
+  case slowToEncode
+
+  func encode(to encoder: any Encoder) throws {
+    Thread.sleep(forTimeInterval: 0.1)
+    var container = encoder.singleValueContainer()
+    try container.encode("slow")
+  }
+}
+
+private struct SlowMutations: Mutations {
+  func commit(action: SlowAction, state: SlowState) {}
+}
+
+/// Signals after each commit, before the middleware after it in the list runs.
+private struct SignalAfterCommit: Middleware {
+  let semaphore: DispatchSemaphore
+
+  init(_ semaphore: DispatchSemaphore) {
+    self.semaphore = semaphore
+  }
+
+  func didCommit(action: SlowAction, state: SlowState) {
+    semaphore.signal()
+  }
 }

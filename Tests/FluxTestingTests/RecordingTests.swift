@@ -50,6 +50,18 @@ struct RecordingTests {
     #expect(error?.message.contains(message) == true, "\(String(describing: error))")
   }
 
+  @Test("lines that end in CR LF read as lines that end in LF")
+  func crlf() throws {
+    let crlf = Self.good.replacingOccurrences(of: "\n", with: "\r\n")
+    let recording = try Recording(jsonLines: crlf)
+    let plain = try Recording(jsonLines: Self.good)
+    #expect(recording.entries.map(\.line) == plain.entries.map(\.line))
+    #expect(recording.entries.map(\.store) == plain.entries.map(\.store))
+    #expect(try recording.entries.map { try $0.action(as: CounterAction.self) } == [.add(2), .add(-1), .reset])
+    let error = #expect(throws: RecordingError.self) { try Recording(jsonLines: crlf + "not json\r\n") }
+    #expect(error?.line == 5)
+  }
+
   @Test("a log cut short in the middle of its last line says so, with the line")
   func truncated() {
     let cut = String(Self.good.dropLast(40))

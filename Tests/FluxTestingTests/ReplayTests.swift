@@ -72,4 +72,33 @@ struct ReplayTests {
     a.expect(reading: \.count.value, equals: 5)
     b.expect(reading: \.count.value, equals: 11)
   }
+
+  @Test("a route to a store that has been freed is an error naming the line, not a silent loss")
+  func freedStore() async throws {
+    var store: Store<CounterState>? = Store(state: .init(), mutations: .init(), executor: .immediate)
+    let replay = Replay(try Self.session())
+    replay.route("a", to: store!.actions)
+    let b = StoreTester<CounterState>(state: .init(), mutations: .init())
+    replay.route("b", to: b.actions)
+    store = nil
+    let error = await #expect(throws: RecordingError.self) { try await replay.run() }
+    #expect(error?.line == 1)
+    #expect(error?.message.contains("freed") == true, "\(String(describing: error))")
+    b.finish()
+  }
+
+  @Test("a cancelled action is no error: the store is alive")
+  func cancelledIsNoError() async throws {
+    let a = StoreTester<CounterState>(
+      state: .init(), mutations: .init(), middlewares: [AnyMiddleware(NoNegativeAmounts())])
+    let text = """
+      {"action":{"add":{"_0":-2}},"durationNanoseconds":1,"outcome":"committed","store":"a","time":"2026-11-23T03:07:49.123Z"}
+
+      """
+    let replay = Replay(try Recording(jsonLines: text))
+    replay.route("a", to: a.actions)
+    #expect(try await replay.run() == 0)
+    await a.expect(cancelled: [.add(-2)])
+    a.finish()
+  }
 }

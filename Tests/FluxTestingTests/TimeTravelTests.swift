@@ -1,5 +1,7 @@
 import FluxCore
+import FluxReactive
 import FluxTesting
+import Foundation
 import Testing
 
 @Suite("TimeTravel")
@@ -22,4 +24,70 @@ struct TimeTravelTests {
     await tester.expect(committed: [.set(5), .set(0)])
     tester.finish()
   }
+
+  @Test("building the snapshots makes no store: global dispatches and shared middleware never reach them")
+  func noStoreWhileBuilding() throws {
+    let line =
+      #"{"action":{"add":{"_0":1}},"durationNanoseconds":1,"outcome":"committed","store":"t","#
+      + #""time":"2026-11-23T03:07:49.123Z"}"#
+    let recording = try Recording(jsonLines: Array(repeating: line + "\n", count: 500).joined())
+    let stop = Flag()
+    let dispatcher = Thread {
+      while !stop.isSet { Store<TravelState>.actions.dispatch(action: .add(1_000_000)) }
+    }
+    dispatcher.start()
+    let watcher = TravelWatcher()
+    let shared = SharedMiddlewares.add(watcher)
+    for _ in 0..<20 {
+      let travel = try TimeTravel(recording, label: "t", from: TravelState(), mutations: .init())
+      #expect(travel.snapshots == Array(0...500))
+    }
+    shared.remove()
+    stop.set()
+    #expect(watcher.sawTravelState == false, "a shared middleware saw the snapshots being built")
+  }
+}
+
+/// A counter of its own: global dispatches of other tests never reach it.
+private final class TravelState: State, Snapshotting {
+  typealias Action = CounterAction
+  typealias Mutations = TravelMutations
+
+  let count = Variable(0)
+
+  var snapshot: Int { count.value }
+
+  static func restore(_ snapshot: Int) -> CounterAction { .set(snapshot) }
+}
+
+private struct TravelMutations: Mutations {
+  func commit(action: CounterAction, state: TravelState) {
+    switch action {
+    case .add(let amount): state.count.modify { $0 += amount }
+    case .set(let value): state.count.value = value
+    case .reset: state.count.value = 0
+    }
+  }
+}
+
+/// Notes whether it ever sees a ``TravelState``.
+private struct TravelWatcher: SharedMiddleware {
+  let seen = Flag()
+
+  var sawTravelState: Bool { seen.isSet }
+
+  func willCommit(action: any Sendable, state: any State) {
+    if state is TravelState { seen.set() }
+  }
+}
+
+/// A flag one thread sets and another reads.
+private final class Flag: @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var value = false
+
+  var isSet: Bool { lock.withLock { value } }
+
+  func set() { lock.withLock { value = true } }
 }

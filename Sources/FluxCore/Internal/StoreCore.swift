@@ -339,6 +339,15 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     return [replaced].compactMap { $0 } + retired.objects
   }
 
+  /// Whether the store of this core has been freed (and so refuses every action).
+  var isStoreFreed: Bool {
+    lockMachine()
+    let freed = machine.isStoreFreed
+    let retired = unlockMachine()
+    withExtendedLifetime(retired) {}
+    return freed
+  }
+
   /// Drops every queued and held action and refuses later ones: the store has been freed.
   /// Whoever waits for a dropped action learns that it was not committed.
   func cancel() {

@@ -72,6 +72,11 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
     return stores.slots
   }
 
+  /// Whether a store is registered now.
+  var hasStores: Bool {
+    lock.withLock { !stores.isEmpty }
+  }
+
   /// Dispatches `action` to every store registered now.
   @inlinable
   func dispatch(_ action: State.Action) {
