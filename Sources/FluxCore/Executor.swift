@@ -39,6 +39,11 @@ public struct Executor: Sendable {
   /// Work submitted from inside running ``mainThread`` work is never nested inside it: it runs
   /// after the current work (and after any work submitted before it, from any thread), before
   /// the call that started that work returns.
+  ///
+  /// Nor does a nested run loop (a modal loop, a test's `wait(for:)`) spun by running
+  /// ``mainThread`` work run other ``mainThread`` work inside it: that work runs after the
+  /// running work returns. Running work that waits in such a loop for other ``mainThread``
+  /// work (a commit of a store on ``mainThread``, say) waits until it gives up.
   public static var mainThread: Executor { Executor(kind: .mainThread) }
 
   /// Enqueues work asynchronously on `queue`.

@@ -18,9 +18,16 @@ import Dispatch
 /// Work submitted from elsewhere also schedules one block on the main queue, which runs the
 /// front of the queue up to and including one such piece of work (and whatever follows the work
 /// it runs). Runners may take that work first; the block then finds less, or nothing, to do. No
-/// work is left behind: there are always at least as many blocks not yet started as pieces of
-/// work from elsewhere still waiting, since a block takes one such piece whenever one waits,
-/// and a runner that takes one leaves a block spare.
+/// work is left behind: there are always at least as many blocks not yet started, plus pieces
+/// left to a runner (below), as pieces of work from elsewhere still waiting, since a block takes
+/// one such piece whenever one waits, and a runner that takes one leaves a block spare.
+///
+/// Running work may spin a nested run loop (a modal loop, a test's wait), which runs main-queue
+/// blocks inside it. A block that finds work running runs nothing, which would nest it; it
+/// leaves its piece to the runner of the running work (``deferredCount``), which runs it, in
+/// order, after that work returns. So `.mainThread` work never runs inside other `.mainThread`
+/// work, and work that waits, in a nested run loop, for other `.mainThread` work to run waits
+/// until it gives up.
 // `@unchecked Sendable`: every variable is guarded by `lock`; `key` is constant.
 package final class MainQueue: @unchecked Sendable {
   /// One piece of submitted work.
@@ -41,6 +48,9 @@ package final class MainQueue: @unchecked Sendable {
   private var followingCount = 0
   // Guarded by `lock`: whether `.mainThread` work is running on the main queue.
   private var isRunning = false
+  // Guarded by `lock`: pieces of work from elsewhere whose blocks ran inside running work (a
+  // nested run loop) and left them to the runner of that work.
+  private var deferredCount = 0
 
   private init() {
     DispatchQueue.main.setSpecific(key: key, value: 1)
@@ -69,37 +79,46 @@ package final class MainQueue: @unchecked Sendable {
       isRunning = true
       lock.unlock()
       work()
-      return runWaiting(owesOne: false, wasRunning: false)
+      return runWaiting(owesOne: false)
     }
     waiting.append(Item(work: work, isFollowing: false))
     lock.unlock()
     DispatchQueue.main.async {
       self.lock.lock()
-      // Set unless this block runs inside running work (a nested run loop): that work's
-      // runner then also runs what follows the work it runs after this block.
-      let wasRunning = self.isRunning
+      if self.isRunning {
+        // Inside running work (a nested run loop: a modal loop, a test's wait). Running anything
+        // here would nest it inside that work, so the block leaves its piece to that work's
+        // runner, which runs it after the work returns.
+        self.deferredCount += 1
+        self.lock.unlock()
+        return
+      }
       self.isRunning = true
       self.lock.unlock()
-      self.runWaiting(owesOne: true, wasRunning: wasRunning)
+      self.runWaiting(owesOne: true)
     }
   }
 
-  /// Runs waiting work from the front, in order, while some of it is following work, and, if
-  /// `owesOne` (a scheduled block), until it has run one piece that is not. Then restores
-  /// `isRunning`.
-  private func runWaiting(owesOne: Bool, wasRunning: Bool) {
+  /// Runs waiting work from the front, in order, while some of it is following work, or
+  /// work from elsewhere that a block left to it, and, if `owesOne` (a scheduled block), until
+  /// it has run one piece that is not following work. Then clears `isRunning`.
+  private func runWaiting(owesOne: Bool) {
     var owesOne = owesOne
     while true {
       lock.lock()
-      guard followingCount > 0 || owesOne, let next = waiting.popFirst() else {
-        isRunning = wasRunning
+      guard followingCount > 0 || owesOne || deferredCount > 0, let next = waiting.popFirst() else {
+        // Nothing waits, so no block is owed anything: what a block left over is done.
+        if waiting.count == 0 { deferredCount = 0 }
+        isRunning = false
         lock.unlock()
         return
       }
       if next.isFollowing {
         followingCount -= 1
-      } else {
+      } else if owesOne {
         owesOne = false
+      } else if deferredCount > 0 {
+        deferredCount -= 1
       }
       lock.unlock()
       next.work()
