@@ -46,6 +46,9 @@ open class Store<State: FluxCore.State>: @unchecked Sendable {
   /// The store joins the stores reached by ``Store/actions-swift.type.property`` until it is
   /// freed.
   ///
+  /// A state belongs to one store: give each store a state of its own. Two stores of one
+  /// state commit to it at the same time.
+  ///
   /// - Parameters:
   ///   - state: The state to manage.
   ///   - mutations: The mutations that commit actions to `state`.
@@ -63,6 +66,12 @@ open class Store<State: FluxCore.State>: @unchecked Sendable {
     self.actions = Actions(core: core)
     self.computed = Computed(state: state)
     (self.registry, self.registration) = Registries.register(core)
+  }
+
+  /// Whether nothing is under way in this store: no action waits, commits or is held by a
+  /// middleware. For the test kit, at the end of a test.
+  package var isSettled: Bool {
+    core.isSettled
   }
 
   deinit {

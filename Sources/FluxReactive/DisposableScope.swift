@@ -19,16 +19,23 @@ import FluxCore
 /// > waits for a sink's delivery on another thread to learn whether an observation of it is
 /// > disposed: one that cannot tell at once is kept until a later pruning.
 public final class DisposableScope: Disposable, @unchecked Sendable {
+  private enum Phase {
+    /// Keeping what is added; `isPruning` while a thread prunes (outside the lock).
+    case live(isPruning: Bool)
+    /// `dispose()` is disposing what was kept: these, which a second `dispose()` disposes too,
+    /// so that it also returns only once they are disposed.
+    case disposing([any Disposable])
+    case disposed
+  }
+
   private let lock = Lock()
   // Guarded by `lock`.
   private var disposables: [any Disposable] = []
   // Guarded by `lock`.
-  private var disposed = false
+  private var phase = Phase.live(isPruning: false)
   /// The count at which `add` next drops what has been disposed since; twice what was left
   /// after the last pruning, so pruning costs O(1) amortised per add. Guarded by `lock`.
   private var pruneThreshold = DisposableScope.minimumPruneThreshold
-  /// Whether a thread is pruning (outside the lock). Guarded by `lock`.
-  private var isPruning = false
 
   private static let minimumPruneThreshold = 32
 
@@ -48,7 +55,10 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
 
   /// Whether the scope has been disposed.
   public var isDisposed: Bool {
-    lock.withLock { disposed }
+    lock.withLock {
+      if case .live = phase { return false }
+      return true
+    }
   }
 
   /// The number of disposables kept, for tests and diagnostics.
@@ -68,10 +78,10 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
       case prune([any Disposable])
     }
     let outcome: Outcome = lock.withLock {
-      if disposed { return .rejected }
+      guard case .live(let isPruning) = phase else { return .rejected }
       disposables.append(disposable)
       guard disposables.count >= pruneThreshold, !isPruning else { return .kept }
-      isPruning = true
+      phase = .live(isPruning: true)
       return .prune(disposables)
     }
     switch outcome {
@@ -88,9 +98,9 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
   private func prune(_ snapshot: [any Disposable]) {
     let isDisposed = snapshot.map(\.isSurelyDisposed)
     let dropped: [any Disposable] = lock.withLock {
-      isPruning = false
       // Only `add` appends and only `dispose` empties, so the snapshot is still the prefix.
-      if disposed { return [] }
+      guard case .live = phase else { return [] }
+      phase = .live(isPruning: false)
       var kept: [any Disposable] = []
       kept.reserveCapacity(disposables.count)
       var dropped: [any Disposable] = []
@@ -108,15 +118,29 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
     withExtendedLifetime(dropped) {}  // released after the lock
   }
 
-  /// Disposes every kept disposable and every one added later. Calling it again does nothing.
+  /// Disposes every kept disposable and every one added later. Calling it again disposes
+  /// nothing more, and returns once the first call's disposing has taken effect.
   public func dispose() {
-    let taken = lock.withLock {
-      disposed = true
-      let taken = disposables
-      disposables = []
-      return taken
+    let taken: [any Disposable] = lock.withLock {
+      switch phase {
+      case .live:
+        let taken = disposables
+        disposables = []
+        phase = .disposing(taken)
+        return taken
+      case .disposing(let taken):
+        return taken
+      case .disposed:
+        return []
+      }
     }
     for disposable in taken { disposable.dispose() }
+    let released: [any Disposable] = lock.withLock {
+      guard case .disposing(let taken) = phase else { return [] }
+      phase = .disposed
+      return taken
+    }
+    withExtendedLifetime(released) {}  // released after the lock
   }
 
   /// Adds `disposable` to `scope`.

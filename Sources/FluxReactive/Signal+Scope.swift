@@ -13,6 +13,11 @@ extension Signal {
   /// at the first value that arrives after that, when the source ends (its sink or variable is
   /// freed), or when the returned disposable is disposed, whichever comes first.
   ///
+  /// > Important: Because a call keeps `object` alive, `object` is freed on the sending thread,
+  /// > at the end of that call, if every other reference to it goes during the call: its
+  /// > `deinit` then runs there. Keep a `deinit` that touches state shared with its own thread
+  /// > out of objects observed this way, or send on that thread.
+  ///
   /// - Parameters:
   ///   - object: The object whose lifetime bounds the observation.
   ///   - observer: Called with each value, on the sending thread.

@@ -30,6 +30,8 @@ public final class LeakTracker: @unchecked Sendable {
   }
 
   // `entries` is guarded by `lock`.
+  /// The test library whose test made this tracker: its failures go there.
+  private let harness = Harness.current
   private let lock = Lock()
   private var entries: [Entry] = []
 
@@ -68,7 +70,9 @@ public final class LeakTracker: @unchecked Sendable {
     // if another thread lets go of it then, its deinit (the user's code) runs here.
     let alive = tracked.filter { $0.object != nil }.map { ($0.type, $0.site) }
     for (type, site) in alive {
-      fail("\(type), tracked at \(site.description), outlived the test: something still holds it", at: site)
+      fail(
+        "\(type), tracked at \(site.description), outlived the test: something still holds it", at: site,
+        harness: harness)
     }
   }
 }

@@ -63,6 +63,10 @@ public final class ManualExecutor: @unchecked Sendable {
   }
 
   /// Drops every waiting piece of work without running it.
+  ///
+  /// > Important: A store on this executor whose drain waits here is dropped with it: that
+  /// > store stays busy with the drain that never runs, and commits nothing more, ever. Drop
+  /// > work only once the stores on this executor are done with, or of your own.
   public func discardAll() {
     let dropped = lock.withLock { queue.removeAll() }
     _ = dropped  // released here, outside the lock

@@ -128,8 +128,10 @@ extension StoreTester {
     check("now", reading: reading, equals: expected, at: site)
   }
 
-  /// Asserts that no action is left that an assertion did not cover, and that no work waits on
-  /// the tester's ``ManualExecutor``. Call it at the end of a test.
+  /// Asserts that no action is left that an assertion did not cover, that no work waits on
+  /// the tester's ``ManualExecutor``, and that nothing is under way in the store (an action
+  /// queued, committing on another thread, or held by a middleware: one that no assertion
+  /// waited for). Call it at the end of a test.
   ///
   /// - Parameters:
   ///   - fileID: The caller's file, for the failure; leave the default.
@@ -144,11 +146,18 @@ extension StoreTester {
   ) {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     if let manual, manual.pendingCount > 0 {
-      fail("at the end of the test, \(manual.pendingCount) pieces of work still wait on the manual executor", at: site)
+      fail(
+        "at the end of the test, \(manual.pendingCount) pieces of work still wait on the manual executor", at: site,
+        harness: harness)
+    }
+    if !store.isSettled {
+      fail(
+        "at the end of the test, the store still has actions under way (queued, committing, or held by a "
+          + "middleware) that no assertion waited for", at: site, harness: harness)
     }
     let left = recorder.takeAll()
     if !left.isEmpty {
-      fail("at the end of the test, actions no assertion covered: \(describe(left))", at: site)
+      fail("at the end of the test, actions no assertion covered: \(describe(left))", at: site, harness: harness)
     }
   }
 
@@ -163,17 +172,19 @@ extension StoreTester {
     let actualCancelled = records.compactMap { if case .cancelled(let action) = $0 { action } else { nil } }
     if actualCommitted != committed {
       fail(
-        "\(context): the store committed \(list(actualCommitted)), expected \(list(committed))", at: site)
+        "\(context): the store committed \(list(actualCommitted)), expected \(list(committed))", at: site,
+        harness: harness)
     }
     if actualCancelled != cancelled {
       fail(
-        "\(context): middleware cancelled \(list(actualCancelled)), expected \(list(cancelled))", at: site)
+        "\(context): middleware cancelled \(list(actualCancelled)), expected \(list(cancelled))", at: site,
+        harness: harness)
     }
   }
 
   private func check(_ context: String, state: (Computed<State>) -> Bool, at site: CallSite) {
     if !state(store.computed) {
-      fail("\(context): the state is not as expected; it is \(store.computed.state)", at: site)
+      fail("\(context): the state is not as expected; it is \(store.computed.state)", at: site, harness: harness)
     }
   }
 
@@ -182,7 +193,7 @@ extension StoreTester {
   ) {
     let actual = reading(store.computed)
     if actual != expected {
-      fail("\(context): the state reads \(actual), expected \(expected)", at: site)
+      fail("\(context): the state reads \(actual), expected \(expected)", at: site, harness: harness)
     }
   }
 

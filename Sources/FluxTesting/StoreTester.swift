@@ -34,6 +34,8 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
   let recorder: TesterRecorder<State>
   let manual: ManualExecutor?
   let timeout: Double
+  /// The test library whose test made this tester: its assertions fail there.
+  let harness = Harness.current
 
   /// Creates a store of `state` on `executor`, with `middlewares`, and records what it does.
   ///
@@ -44,7 +46,7 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
   ///   - middlewares: The store's own middleware, first given first; the tester's recorder
   ///     comes after them.
   ///   - timeout: How long, in seconds, an assertion waits for actions it expects that have not
-  ///     ended yet.
+  ///     ended yet: finite, and 0 or more.
   public init(
     state: State,
     mutations: State.Mutations,
@@ -52,6 +54,9 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
     middlewares: [AnyMiddleware<State>] = [],
     timeout: Double = 5
   ) {
+    precondition(
+      timeout.isFinite && timeout >= 0,
+      "StoreTester: timeout must be a finite number of seconds, 0 or more; it is \(timeout)")
     self.recorder = TesterRecorder()
     self.store = Store(
       state: state, mutations: mutations, executor: executor, middlewares: middlewares + [AnyMiddleware(recorder)])
@@ -107,7 +112,9 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
     if let manual {
       manual.runAll()
     } else {
-      let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeout, 0) * 1e9)
+      // Saturates: a timeout of centuries waits for ever, without overflowing.
+      let wait = timeout * 1e9 < Double(UInt64.max / 2) ? UInt64(timeout * 1e9) : UInt64.max / 2
+      let deadline = DispatchTime.now().uptimeNanoseconds + wait
       while recorder.count < count && DispatchTime.now().uptimeNanoseconds < deadline {
         try? await Task.sleep(nanoseconds: 1_000_000)
       }

@@ -108,4 +108,79 @@ struct DisposableTests {
       #expect(added.values.allSatisfy { $0.isDisposed })
     }
   }
+
+  @Test(
+    "inv6: a second dispose(), on another thread while the first waits for a delivery, returns only once it took effect",
+    arguments: ["observe(duringScopeOf:)", "DisposableScope"])
+  func inv6_secondDisposeWaitsForTheFirst(kind: String) {
+    let sink = Sink<Int>()
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let blocker = sink.signal.observe { value in
+      if value == 1 {
+        entered.signal()
+        release.wait()
+      }
+    }
+    let secondReturned = DeallocFlag()
+    let callsAfterReturn = Counter()
+    let owner = NSObject()
+    let observer: @Sendable (Int) -> Void = { _ in
+      if secondReturned.isFreed { callsAfterReturn.increment() }
+    }
+    let disposable: any Disposable
+    if kind == "DisposableScope" {
+      let scope = DisposableScope()
+      scope += sink.signal.observe(observer)
+      disposable = scope
+    } else {
+      disposable = sink.signal.observe(duringScopeOf: owner, observer)
+    }
+    let sent = DispatchSemaphore(value: 0)
+    Thread {
+      sink.send(value: 1)  // the blocker holds the delivery; the observer is next
+      sent.signal()
+    }.start()
+    entered.wait()
+    let firstStarted = DispatchSemaphore(value: 0)
+    let firstReturned = DispatchSemaphore(value: 0)
+    Thread {
+      firstStarted.signal()
+      disposable.dispose()  // waits for the delivery in flight
+      firstReturned.signal()
+    }.start()
+    firstStarted.wait()
+    // Asking `isDisposed` here could wait for the delivery too: give the first call time to start.
+    Thread.sleep(forTimeInterval: 0.05)
+    Thread {
+      disposable.dispose()
+      secondReturned.markFreed()
+    }.start()
+    Thread.sleep(forTimeInterval: 0.05)
+    #expect(!secondReturned.isFreed, "the second dispose() returned while the delivery could still call the observer")
+    release.signal()
+    sent.wait()
+    firstReturned.wait()
+    #expect(waitUntil { secondReturned.isFreed })
+    #expect(callsAfterReturn.value == 0)
+    #expect(disposable.isDisposed)
+    blocker.dispose()
+    withExtendedLifetime(owner) {}
+  }
+
+  @Test("inv6: a scope drops observe(duringScopeOf:) observations whose sinks are gone")
+  func inv6_scopeDropsEndedScopedObservations() {
+    let owner = NSObject()
+    let scope = DisposableScope()
+    var last: (any Disposable)?
+    for _ in 0..<2_000 {
+      let sink = Sink<Int>()
+      let observation = sink.signal.observe(duringScopeOf: owner) { _ in }
+      scope += observation
+      last = observation
+    }
+    #expect(last?.isDisposed == true, "a scoped observation ends with its sink")
+    #expect(scope.count < 100, "the scope keeps \(scope.count) ended observations")
+    withExtendedLifetime(owner) {}
+  }
 }

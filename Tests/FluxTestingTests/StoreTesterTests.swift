@@ -1,7 +1,8 @@
 import Dispatch
 import FluxCore
-import FluxTesting
 import Testing
+
+@testable import FluxTesting
 
 @Suite("StoreTester")
 struct StoreTesterTests {
@@ -108,6 +109,56 @@ struct StoreTesterTests {
   func mainThreadExecutor() async {
     let tester = StoreTester<CounterState>(state: .init(), mutations: .init(), executor: .mainThread)
     await tester.dispatch(.add(4), reading: \.count.value, equals: 4)
+    tester.finish()
+  }
+
+  @Test("finish fails for an action still under way that no assertion waited for")
+  func finishReportsActionsUnderWay() async {
+    let tester = StoreTester<CounterState>(
+      state: .init(), mutations: .init(), middlewares: [AnyMiddleware(LaterOnAnotherThread())])
+    tester.actions.dispatch(action: .add(1))  // held for 20 ms by the middleware
+    withKnownIssue {
+      tester.finish()
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().hasPrefix("at the end of the test, the store still has actions under way")
+    }
+    await tester.expect(committed: [.add(1)])
+    tester.finish()
+  }
+
+  @Test("a tester keeps reporting to Swift Testing when it asserts outside the test's task")
+  func harnessIsTakenWhereTheTesterIsMade() async {
+    let tester = StoreTester<CounterState>(state: .init(), mutations: .init())
+    #expect(tester.harness == .swiftTesting)
+    // Where no Swift Testing test is current, the library could not tell by itself.
+    #expect(await Task.detached { Harness.current }.value == .xcTest)
+    tester.finish()
+  }
+
+  @Test("a timeout that is not a finite number of seconds, 0 or more, stops with a message")
+  func badTimeout() async {
+    let results = [
+      await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = StoreTester<CounterState>(state: .init(), mutations: .init(), timeout: -1)
+      },
+      await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = StoreTester<CounterState>(state: .init(), mutations: .init(), timeout: .infinity)
+      },
+      await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        _ = StoreTester<CounterState>(state: .init(), mutations: .init(), timeout: .nan)
+      },
+    ]
+    for result in results {
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("StoreTester: timeout must be a finite number of seconds"), "\(message)")
+    }
+  }
+
+  @Test("a timeout of centuries waits without overflowing")
+  func hugeTimeout() async {
+    let tester = StoreTester<CounterState>(
+      state: .init(), mutations: .init(), executor: .queue(DispatchQueue(label: "huge")), timeout: 1e12)
+    await tester.dispatch(.add(2), committed: [.add(2)])
     tester.finish()
   }
 }

@@ -339,6 +339,16 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     return [replaced].compactMap { $0 } + retired.objects
   }
 
+  /// Whether nothing is under way in the store: a commit running on the lane counts as under
+  /// way (closing the lane makes it the machine's drain).
+  var isSettled: Bool {
+    lockMachine()
+    let settled = machine.isSettled
+    let retired = unlockMachine()
+    withExtendedLifetime(retired) {}
+    return settled
+  }
+
   /// Whether the store of this core has been freed (and so refuses every action).
   var isStoreFreed: Bool {
     lockMachine()

@@ -208,6 +208,16 @@ struct StoreStateMachine<State: FluxCore.State> {
     return pipeline.firstIntercepting(from: 0) == pipeline.interceptors.count
   }
 
+  /// Whether nothing is under way: no drain runs or is scheduled, no action waits, none is
+  /// held by a middleware (or the store is gone).
+  var isSettled: Bool {
+    switch phase {
+    case .idle: queue.count == 0 && held.isEmpty
+    case .freed: true
+    case .draining, .freedWhileDraining: false
+    }
+  }
+
   /// Whether the store is gone.
   @inlinable
   var isStoreFreed: Bool {

@@ -15,6 +15,11 @@ extension Signal where Value: Sendable {
   /// before `dispose()` returns, so no call starts after it. Disposing from inside the
   /// observer ends the observation after the current call.
   ///
+  /// > Important: So `dispose()` may wait for the observer running on the executor. Do not
+  /// > dispose from code that call may itself wait for: from an observer of a sink that the
+  /// > call sends to, say, while the call waits for that sink's delivery (a deadlock). Dispose
+  /// > on the executor instead, or from inside the observer.
+  ///
   /// On `.immediate` the result is this signal itself: values arrive synchronously on the
   /// sending thread, as they do without `observe(on:)`, with nothing allocated per value.
   ///
