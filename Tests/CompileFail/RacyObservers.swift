@@ -2,7 +2,7 @@
 // Observers that would race do not compile: any thread may send, so an observer is @Sendable.
 import FluxReactive
 
-final class Counter {  // expected-note 2 {{class 'Counter' does not conform to the 'Sendable' protocol}}
+final class Counter {  // expected-note 3 {{class 'Counter' does not conform to the 'Sendable' protocol}}
   var count = 0
 }
 
@@ -31,4 +31,10 @@ func producesIntoACounter() {
     send(counter.count)
     return AnyDisposable()
   }
+}
+
+// A mapped signal of a Sendable type may be observed from any thread, where its transform
+// would read the non-Sendable value: no map of non-Sendable values.
+func mapsANonSendableValue(_ variable: Variable<Counter>) {
+  _ = variable.signal.map { $0.count }  // expected-error {{type 'Counter' does not conform to the 'Sendable' protocol}}
 }
