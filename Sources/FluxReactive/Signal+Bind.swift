@@ -8,7 +8,10 @@ extension Signal where Value: Sendable {
   /// isViewHidden.signal.bind(to: view.hiddenBinder)
   /// ```
   ///
-  /// Binding to a binder whose target is already gone returns a disposed disposable.
+  /// Binding to a binder whose target is already gone returns a disposed disposable. Once the
+  /// target is gone, the binding ends, and releases the binder, at the first value that
+  /// arrives after that, when the source ends, or when it is disposed, whichever comes first
+  /// (there is no way, on every platform, to learn of an object's end when it happens).
   ///
   /// > Important: A binding runs on the main actor, so `executor` must run its work on the main
   /// > queue: `Executor.mainThread` (the default), or `Executor.immediate` for values sent
