@@ -22,16 +22,20 @@ import Foundation
 /// ``Replay`` dispatches it again.
 ///
 /// > Important: Thread-safe: stores on any executors may share one log. Lines are written one
-/// > at a time, whole, in the order their actions ended, on the executor of a store that ended
-/// > one: the line of an action that ends while another thread writes is written by that
-/// > thread, so `dispatch` may return before its line is out. The log holds no lock while it
-/// > calls the output, which may dispatch to a store that logs here too. An action that cannot
-/// > be encoded is written as an `error` line instead.
+/// > at a time, whole, in the order their actions ended: on the executor of a store whose
+/// > action ended, or on the log's own queue. The line of an action that ends while another
+/// > thread writes is written by that thread or that queue, so `dispatch` may return before
+/// > its line is out; a thread writes no line that ended after its own, and lines wait in
+/// > memory while the output is slow. The log holds no lock while it calls the output, which
+/// > may dispatch to a store that logs here too. An action that cannot be encoded is written as
+/// > an `error` line instead.
 public final class ActionLog: Sendable {
   private let output: ActionLogOutput
   private let lock = Lock()
   // Guarded by `lock`.
   nonisolated(unsafe) private var turns = Turns()
+  /// Writes the lines that are ready once the thread that wrote before them has written its own.
+  private let writer = DispatchQueue(label: "FluxDevtools.ActionLog")
 
   /// Creates a log that writes to `output`.
   ///
@@ -74,10 +78,24 @@ public final class ActionLog: Sendable {
       encoder.outputFormatting = [.sortedKeys]
       text = ((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n"
     }
-    var ready = lock.withLock { turns.fill(turn, with: text) }
-    while !ready.isEmpty {
-      for text in ready { output.write(text) }
-      ready = lock.withLock { turns.written() }
+    write(lock.withLock { turns.fill(turn, with: text) }, until: turn)
+  }
+
+  /// Writes `batch`, then what became ready meanwhile, until the line of `turn` is out (all of
+  /// it if `turn` is `nil`); then hands what is ready to ``writer``. So a thread writes no line
+  /// that ended after its own, and a store's executor is never kept writing the lines of
+  /// busier stores.
+  private func write(_ batch: Turns.Batch, until turn: UInt64?) {
+    var batch = batch
+    while !batch.lines.isEmpty {
+      for text in batch.lines { output.write(text) }
+      let isOwnLineOut = turn.map { batch.end > $0 } ?? false
+      batch = lock.withLock { turns.written() }
+      if isOwnLineOut, !batch.lines.isEmpty {
+        let rest = batch
+        writer.async { self.write(rest, until: nil) }
+        return
+      }
     }
   }
 }
@@ -87,8 +105,9 @@ public final class ActionLog: Sendable {
 /// Every action takes the next turn when it ends; its line, once encoded, waits here until the
 /// lines of all earlier turns are written. One thread at a time writes: the one that completes
 /// the run of ready lines at the head while nobody writes takes them, writes them outside the
-/// lock, and comes back for more until none is ready. So lines go out whole, one at a time, in
-/// the order their actions ended, and a thread never waits for another's write.
+/// lock, and comes back for more until none is ready, or until its own line is out (then the
+/// log's queue writes the rest). So lines go out whole, one at a time, in the order their
+/// actions ended, and a thread never waits for another's write.
 struct Turns {
   /// The turn the next action takes.
   private var next: UInt64 = 0
@@ -105,33 +124,39 @@ struct Turns {
     return next
   }
 
+  /// Lines to write, in order, and the turn after the last of them.
+  struct Batch {
+    var lines: [String]
+    var end: UInt64
+  }
+
   /// Enters the line of `turn`. Returns the lines the caller must write, in order, before it
   /// calls ``written()``: none if an earlier line is missing or a thread is writing.
-  mutating func fill(_ turn: UInt64, with line: String) -> [String] {
+  mutating func fill(_ turn: UInt64, with line: String) -> Batch {
     precondition(turn >= head && turn < next && lines[turn] == nil, "ActionLog: turn \(turn) entered twice")
     lines[turn] = line
-    if isWriting { return [] }
+    if isWriting { return Batch(lines: [], end: head) }
     let ready = takeReady()
-    isWriting = !ready.isEmpty
+    isWriting = !ready.lines.isEmpty
     return ready
   }
 
   /// The writer wrote what it took. Returns what became ready meanwhile, to write next; when
   /// that is nothing, the writer is done.
-  mutating func written() -> [String] {
+  mutating func written() -> Batch {
     precondition(isWriting, "ActionLog: written() without a writer")
     let ready = takeReady()
-    isWriting = !ready.isEmpty
+    isWriting = !ready.lines.isEmpty
     return ready
   }
 
   /// Removes the run of lines ready from the head.
-  private mutating func takeReady() -> [String] {
+  private mutating func takeReady() -> Batch {
     var ready: [String] = []
     while let line = lines.removeValue(forKey: head) {
       ready.append(line)
       head &+= 1
     }
-    return ready
+    return Batch(lines: ready, end: head)
   }
 }

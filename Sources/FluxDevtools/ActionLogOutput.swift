@@ -8,8 +8,8 @@ import Foundation
 /// ```
 ///
 /// > Important: The ``ActionLog`` calls ``write(_:)`` for one line at a time, never for two at
-/// > once, in the order the actions ended; possibly on several threads (each store's executor),
-/// > and with none of its locks held.
+/// > once, in the order the actions ended; possibly on several threads (each store's executor,
+/// > and the log's own queue), and with none of its locks held.
 public struct ActionLogOutput: Sendable {
   private let body: @Sendable (String) -> Void
 

@@ -93,6 +93,7 @@ struct ActionLogTests {
       done.signal()
     }
     #expect(done.wait(timeout: .now() + 10) == .success, "deadlock: the output ran under the log's lock")
+    #expect(lines.waitForCount(4))
     let stores = lines.all.map { $0.contains(#""store":"app""#) ? "app" : "viewer" }
     #expect(stores == ["app", "viewer", "app", "viewer"])
     withExtendedLifetime(app) {}
@@ -134,6 +135,7 @@ struct ActionLogTests {
       DispatchQueue.concurrentPerform(iterations: 4) { index in
         for amount in 1...200 { stores[index].actions.dispatch(action: .add(amount)) }
       }
+      #expect(lines.waitForCount(800))  // the log's queue may still be writing
       let recording = try Recording(jsonLines: lines.text)
       #expect(recording.entries.count == 800)
       #expect(recording.entries.map(\.time) == recording.entries.map(\.time).sorted())
@@ -144,6 +146,40 @@ struct ActionLogTests {
         #expect(actions == (1...200).map { .add($0) })
       }
     }
+  }
+
+  @Test("a thread writes no line that ended after its own: a busy store never keeps another's executor writing")
+  func writerStopsAtItsOwnLine() {
+    let lines = Lines()
+    let quietWriting = DispatchSemaphore(value: 0)
+    let slowOutput = ActionLogOutput { line in
+      if line.contains(#""store":"quiet""#) {
+        quietWriting.signal()
+        Thread.sleep(forTimeInterval: 0.05)  // the busy store's lines pile up meanwhile
+      } else {
+        Thread.sleep(forTimeInterval: 0.001)
+      }
+      lines.output.write(line)
+    }
+    let log = ActionLog(output: slowOutput)
+    let busy = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "busy")])
+    let quiet = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "quiet")])
+    let busyDone = DispatchSemaphore(value: 0)
+    Thread {
+      quietWriting.wait()
+      for _ in 0..<500 { busy.actions.dispatch(action: .add(1)) }  // returns at once: another writes
+      busyDone.signal()
+    }.start()
+    let start = DispatchTime.now().uptimeNanoseconds
+    quiet.actions.dispatch(action: .add(1))  // writes its own line, then hands the rest on
+    let quietTook = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    busyDone.wait()
+    // Writing the busy store's lines too would have taken 0.5 s more.
+    #expect(quietTook < 0.3, "the quiet store's dispatch took \(quietTook) s")
+    #expect(lines.waitForCount(501, seconds: 30))
+    #expect(lines.all.first?.contains(#""store":"quiet""#) == true)
   }
 }
 

@@ -81,3 +81,12 @@ final class Lines: @unchecked Sendable {
 
   var text: String { all.joined() }
 }
+
+extension Lines {
+  /// Waits until `count` lines are there (a log's queue may still be writing); whether they are.
+  func waitForCount(_ count: Int, seconds: Double = 10) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while all.count < count && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+    return all.count >= count
+  }
+}
