@@ -342,20 +342,21 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   /// Whether nothing is under way in the store: a commit running on the lane counts as under
   /// way (closing the lane makes it the machine's drain).
   var isSettled: Bool {
-    lockMachine()
-    let settled = machine.isSettled
-    let retired = unlockMachine()
-    withExtendedLifetime(retired) {}
-    return settled
+    readMachine(\.isSettled)
   }
 
   /// Whether the store of this core has been freed (and so refuses every action).
   var isStoreFreed: Bool {
+    readMachine(\.isStoreFreed)
+  }
+
+  /// Reads the machine under the lock; what the lane let go of meanwhile goes after it.
+  private func readMachine<Value>(_ read: (Machine) -> Value) -> Value {
     lockMachine()
-    let freed = machine.isStoreFreed
+    let value = read(machine)
     let retired = unlockMachine()
     withExtendedLifetime(retired) {}
-    return freed
+    return value
   }
 
   /// Drops every queued and held action and refuses later ones: the store has been freed.
