@@ -89,9 +89,9 @@ public final class ActionLog: Sendable {
     var batch = batch
     while !batch.lines.isEmpty {
       for text in batch.lines { output.write(text) }
-      let isOwnLineOut = turn.map { batch.end > $0 } ?? false
-      batch = lock.withLock { turns.written() }
-      if isOwnLineOut, !batch.lines.isEmpty {
+      let isOwnLineOut = turn.map { batch.end > $0 } ?? true
+      batch = lock.withLock { turns.written(through: isOwnLineOut ? nil : turn) }
+      if turn != nil, isOwnLineOut, !batch.lines.isEmpty {
         let rest = batch
         writer.async { self.write(rest, until: nil) }
         return
@@ -131,29 +131,30 @@ struct Turns {
   }
 
   /// Enters the line of `turn`. Returns the lines the caller must write, in order, before it
-  /// calls ``written()``: none if an earlier line is missing or a thread is writing.
+  /// calls ``written(through:)``: none if an earlier line is missing or a thread is writing,
+  /// and none after its own.
   mutating func fill(_ turn: UInt64, with line: String) -> Batch {
     precondition(turn >= head && turn < next && lines[turn] == nil, "ActionLog: turn \(turn) entered twice")
     lines[turn] = line
     if isWriting { return Batch(lines: [], end: head) }
-    let ready = takeReady()
+    let ready = takeReady(through: turn)
     isWriting = !ready.lines.isEmpty
     return ready
   }
 
-  /// The writer wrote what it took. Returns what became ready meanwhile, to write next; when
-  /// that is nothing, the writer is done.
-  mutating func written() -> Batch {
-    precondition(isWriting, "ActionLog: written() without a writer")
-    let ready = takeReady()
+  /// The writer wrote what it took. Returns what became ready meanwhile, up to the line of
+  /// `last` if given, to write next; when that is nothing, the writer is done.
+  mutating func written(through last: UInt64?) -> Batch {
+    precondition(isWriting, "ActionLog: written(through:) without a writer")
+    let ready = takeReady(through: last)
     isWriting = !ready.lines.isEmpty
     return ready
   }
 
-  /// Removes the run of lines ready from the head.
-  private mutating func takeReady() -> Batch {
+  /// Removes the run of lines ready from the head, up to the line of `last` if given.
+  private mutating func takeReady(through last: UInt64?) -> Batch {
     var ready: [String] = []
-    while let line = lines.removeValue(forKey: head) {
+    while head <= last ?? .max, let line = lines.removeValue(forKey: head) {
       ready.append(line)
       head &+= 1
     }

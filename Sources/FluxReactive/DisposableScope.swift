@@ -53,11 +53,12 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
     for disposable in disposables { disposable.dispose() }
   }
 
-  /// Whether the scope has been disposed.
+  /// Whether the scope has been disposed: `true` once a ``dispose()`` has disposed everything
+  /// it held, `false` while it still waits for that.
   public var isDisposed: Bool {
     lock.withLock {
-      if case .live = phase { return false }
-      return true
+      if case .disposed = phase { return true }
+      return false
     }
   }
 
@@ -118,8 +119,14 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
     withExtendedLifetime(dropped) {}  // released after the lock
   }
 
-  /// Disposes every kept disposable and every one added later. Calling it again disposes
-  /// nothing more, and returns once the first call's disposing has taken effect.
+  /// Disposes every kept disposable and every one added later. A second call, while the
+  /// first still runs on another thread, disposes the same disposables, so it too returns only
+  /// once they are disposed; a call after that does nothing.
+  ///
+  /// > Important: Like disposing one observation, this waits for a call of a kept observer
+  /// > running on another thread. So two threads that dispose one scope at once, each from
+  /// > inside a delivery to one of its observers, wait for each other for ever: dispose a
+  /// > scope shared that way from one place, or on one executor.
   public func dispose() {
     let taken: [any Disposable] = lock.withLock {
       switch phase {

@@ -1,3 +1,4 @@
+import Dispatch
 import FluxCore
 
 extension StoreTester {
@@ -131,7 +132,8 @@ extension StoreTester {
   /// Asserts that no action is left that an assertion did not cover, that no work waits on
   /// the tester's ``ManualExecutor``, and that nothing is under way in the store (an action
   /// queued, committing on another thread, or held by a middleware: one that no assertion
-  /// waited for). Call it at the end of a test.
+  /// waited for). Without a manual executor it first waits, up to the tester's `timeout`,
+  /// for what runs on the store's executor to end. Call it at the end of a test.
   ///
   /// - Parameters:
   ///   - fileID: The caller's file, for the failure; leave the default.
@@ -149,8 +151,7 @@ extension StoreTester {
       fail(
         "at the end of the test, \(manual.pendingCount) pieces of work still wait on the manual executor", at: site,
         harness: harness)
-    }
-    if !store.isSettled {
+    } else if !waitUntilSettled() {
       fail(
         "at the end of the test, the store still has actions under way (queued, committing, or held by a "
           + "middleware) that no assertion waited for", at: site, harness: harness)
@@ -159,6 +160,21 @@ extension StoreTester {
     if !left.isEmpty {
       fail("at the end of the test, actions no assertion covered: \(describe(left))", at: site, harness: harness)
     }
+  }
+
+  /// Whether the store is settled, or settles within the timeout: the end of a drain (shared
+  /// middleware's `didCommit` runs after the tester's recorder, say) may still run on another
+  /// thread when the last assertion returns. Waits by polling, never on a manual executor.
+  private func waitUntilSettled() -> Bool {
+    if store.isSettled { return true }
+    if manual != nil { return false }
+    let deadline = deadlineFromNow
+    let pause = DispatchSemaphore(value: 0)
+    while DispatchTime.now().uptimeNanoseconds < deadline {
+      _ = pause.wait(timeout: .now() + .milliseconds(1))
+      if store.isSettled { return true }
+    }
+    return false
   }
 
   // MARK: Checks

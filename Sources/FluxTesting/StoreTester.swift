@@ -106,15 +106,20 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
     store.computed
   }
 
+  /// The uptime, in nanoseconds, at which a wait that starts now gives up. Saturates: a
+  /// timeout of centuries waits for ever, without overflowing.
+  var deadlineFromNow: UInt64 {
+    let wait = timeout * 1e9 < Double(UInt64.max / 2) ? UInt64(timeout * 1e9) : UInt64.max / 2
+    return DispatchTime.now().uptimeNanoseconds + wait
+  }
+
   /// Runs the manual executor, or waits until `count` records are there or the timeout
   /// passes; then takes every record.
   func settle(expecting count: Int, isolation: isolated (any Actor)?) async -> [TesterRecorder<State>.Record] {
     if let manual {
       manual.runAll()
     } else {
-      // Saturates: a timeout of centuries waits for ever, without overflowing.
-      let wait = timeout * 1e9 < Double(UInt64.max / 2) ? UInt64(timeout * 1e9) : UInt64.max / 2
-      let deadline = DispatchTime.now().uptimeNanoseconds + wait
+      let deadline = deadlineFromNow
       while recorder.count < count && DispatchTime.now().uptimeNanoseconds < deadline {
         try? await Task.sleep(nanoseconds: 1_000_000)
       }

@@ -150,8 +150,9 @@ struct DisposableTests {
       firstReturned.signal()
     }.start()
     firstStarted.wait()
-    // Asking `isDisposed` here could wait for the delivery too: give the first call time to start.
+    // Give the first call time to start disposing and wait for the delivery.
     Thread.sleep(forTimeInterval: 0.05)
+    #expect(!disposable.isDisposed, "disposed before it took effect")
     Thread {
       disposable.dispose()
       secondReturned.markFreed()

@@ -118,6 +118,7 @@ struct ActionLogTests {
     Thread.sleep(forTimeInterval: 0.01)  // the slow line's turn is taken: ActionLog's middleware runs next
     fast.actions.dispatch(action: .add(1))  // ends later, encodes at once
     done.wait()
+    #expect(lines.waitForCount(2))  // the log's queue may write the later line
     let recording = try Recording(jsonLines: lines.text)
     #expect(recording.entries.map(\.store) == ["slow", "fast"])
     #expect(recording.entries.map(\.time) == recording.entries.map(\.time).sorted())
@@ -180,6 +181,38 @@ struct ActionLogTests {
     #expect(quietTook < 0.3, "the quiet store's dispatch took \(quietTook) s")
     #expect(lines.waitForCount(501, seconds: 30))
     #expect(lines.all.first?.contains(#""store":"quiet""#) == true)
+  }
+  @Test("a thread whose line ends a gap writes its own line only: what ended after it goes to the log's queue")
+  func gapFillerWritesOnlyItsOwnLine() {
+    let lines = Lines()
+    let writtenOnSlowThread = Slot<Int>()
+    let slowThread = Slot<pthread_t>()
+    let output = ActionLogOutput { line in
+      if let id = slowThread.value, pthread_equal(pthread_self(), id) != 0 {
+        writtenOnSlowThread.value = (writtenOnSlowThread.value ?? 0) + 1
+      }
+      lines.output.write(line)
+    }
+    let log = ActionLog(output: output)
+    let slowEnded = DispatchSemaphore(value: 0)
+    let slow = Store<SlowState>(
+      state: .init(), mutations: .init(), executor: .immediate,
+      middlewares: [AnyMiddleware(SignalAfterCommit(slowEnded)), log.middleware(label: "slow")])
+    let fast = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "fast")])
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      slowThread.value = pthread_self()
+      slow.actions.dispatch(action: .slowToEncode)  // takes turn 0, then encodes for 100 ms
+      done.signal()
+    }.start()
+    slowEnded.wait()
+    Thread.sleep(forTimeInterval: 0.01)
+    for amount in 1...200 { fast.actions.dispatch(action: .add(amount)) }  // turns 1…200 wait for 0
+    done.wait()
+    #expect(lines.waitForCount(201))
+    #expect(writtenOnSlowThread.value == 1, "the slow store's thread wrote \(writtenOnSlowThread.value ?? 0) lines")
+    #expect(lines.all.first?.contains(#""store":"slow""#) == true)
   }
 }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import FluxCore
+import Foundation
 import Testing
 
 @testable import FluxTesting
@@ -114,15 +115,27 @@ struct StoreTesterTests {
 
   @Test("finish fails for an action still under way that no assertion waited for")
   func finishReportsActionsUnderWay() async {
+    let holder = HoldUntilReleased()
     let tester = StoreTester<CounterState>(
-      state: .init(), mutations: .init(), middlewares: [AnyMiddleware(LaterOnAnotherThread())])
-    tester.actions.dispatch(action: .add(1))  // held for 20 ms by the middleware
+      state: .init(), mutations: .init(), middlewares: [AnyMiddleware(holder)], timeout: 0.1)
+    tester.actions.dispatch(action: .add(1))  // held until released
     withKnownIssue {
-      tester.finish()
+      tester.finish()  // waits 0.1 s for it, then fails
     } matching: { issue in
       issue.comments.map(\.rawValue).joined().hasPrefix("at the end of the test, the store still has actions under way")
     }
+    holder.release()
     await tester.expect(committed: [.add(1)])
+    tester.finish()
+  }
+
+  @Test("finish waits for the end of a drain the last assertion did not wait for: shared middleware after the recorder")
+  func finishWaitsForTheEndOfTheDrain() async {
+    let registration = SharedMiddlewares.add(SlowAfterSettleCommits())
+    defer { registration.remove() }
+    let tester = StoreTester<SettleState>(
+      state: .init(), mutations: .init(), executor: .queue(DispatchQueue(label: "settle")))
+    await tester.dispatch(1, committed: [1])  // returns once the recorder saw it; 0.1 s remain
     tester.finish()
   }
 
@@ -160,5 +173,37 @@ struct StoreTesterTests {
       state: .init(), mutations: .init(), executor: .queue(DispatchQueue(label: "huge")), timeout: 1e12)
     await tester.dispatch(.add(2), committed: [.add(2)])
     tester.finish()
+  }
+}
+
+/// A state of its own, so that the slow shared middleware below slows no other test.
+private final class SettleState: State {
+  typealias Action = Int
+  typealias Mutations = SettleMutations
+}
+
+private struct SettleMutations: Mutations {
+  func commit(action: Int, state: SettleState) {}
+}
+
+/// Takes 0.1 s in `didCommit` for ``SettleState`` stores, after the tester's recorder.
+private struct SlowAfterSettleCommits: SharedMiddleware {
+  func didCommit(action: any Sendable, state: any State) {
+    if state is SettleState { Thread.sleep(forTimeInterval: 0.1) }
+  }
+}
+
+/// Keeps each action's `Proceed` until ``release()``.
+private final class HoldUntilReleased: Middleware, @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var held: [Proceed] = []
+
+  func intercept(action: CounterAction, state: CounterState, proceed: Proceed) {
+    lock.withLock { held.append(proceed) }
+  }
+
+  func release() {
+    for proceed in lock.withLock({ held }) { proceed() }
   }
 }

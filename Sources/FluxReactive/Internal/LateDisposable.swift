@@ -25,10 +25,12 @@ final class LateDisposable: PromptlyDisposedQuery, @unchecked Sendable {
 
   init() {}
 
+  /// Whether disposing has taken effect: `false` while a `dispose()` still waits for it.
   var isDisposed: Bool {
     switch lock.withLock({ phase }) {
     case .live(let inner): inner?.isDisposed ?? false  // asked outside the lock: it may wait
-    case .disposing, .disposed: true
+    case .disposing: false
+    case .disposed: true
     }
   }
 
@@ -36,7 +38,8 @@ final class LateDisposable: PromptlyDisposedQuery, @unchecked Sendable {
     switch lock.withLock({ phase }) {
     case .live(nil): false
     case .live(let inner?): inner.isSurelyDisposed ? true : nil
-    case .disposing, .disposed: true
+    case .disposing: nil
+    case .disposed: true
     }
   }
 
