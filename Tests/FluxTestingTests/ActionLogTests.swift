@@ -103,12 +103,7 @@ struct ActionLogTests {
   func orderOfEnding() throws {
     let lines = Lines()
     let log = ActionLog(output: lines.output)
-    let slowEnded = DispatchSemaphore(value: 0)
-    let slow = Store<SlowState>(
-      state: .init(), mutations: .init(), executor: .immediate,
-      middlewares: [AnyMiddleware(SignalAfterCommit(slowEnded)), log.middleware(label: "slow")])
-    let fast = Store<CounterState>(
-      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "fast")])
+    let (slow, slowEnded, fast) = Self.slowAndFastStores(logging: log)
     let done = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
       slow.actions.dispatch(action: .slowToEncode)  // ends, then encodes for 100 ms
@@ -194,12 +189,7 @@ struct ActionLogTests {
       lines.output.write(line)
     }
     let log = ActionLog(output: output)
-    let slowEnded = DispatchSemaphore(value: 0)
-    let slow = Store<SlowState>(
-      state: .init(), mutations: .init(), executor: .immediate,
-      middlewares: [AnyMiddleware(SignalAfterCommit(slowEnded)), log.middleware(label: "slow")])
-    let fast = Store<CounterState>(
-      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "fast")])
+    let (slow, slowEnded, fast) = Self.slowAndFastStores(logging: log)
     let done = DispatchSemaphore(value: 0)
     Thread {
       slowThread.value = pthread_self()
@@ -213,6 +203,23 @@ struct ActionLogTests {
     #expect(lines.waitForCount(201))
     #expect(writtenOnSlowThread.value == 1, "the slow store's thread wrote \(writtenOnSlowThread.value ?? 0) lines")
     #expect(lines.all.first?.contains(#""store":"slow""#) == true)
+  }
+}
+
+extension ActionLogTests {
+  /// A store whose action takes 100 ms to encode, the semaphore it signals once that action is
+  /// committed (before its line takes its turn), and a store whose actions encode at once; both
+  /// on `.immediate`, logging to `log`.
+  fileprivate static func slowAndFastStores(
+    logging log: ActionLog
+  ) -> (slow: Store<SlowState>, slowEnded: DispatchSemaphore, fast: Store<CounterState>) {
+    let slowEnded = DispatchSemaphore(value: 0)
+    let slow = Store<SlowState>(
+      state: .init(), mutations: .init(), executor: .immediate,
+      middlewares: [AnyMiddleware(SignalAfterCommit(slowEnded)), log.middleware(label: "slow")])
+    let fast = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "fast")])
+    return (slow, slowEnded, fast)
   }
 }
 
