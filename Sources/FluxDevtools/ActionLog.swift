@@ -62,8 +62,9 @@ public final class ActionLog: Sendable {
   ///
   /// The action takes its turn, and its time, at once; it is encoded (the user's `Encodable`
   /// code) outside the lock. Then whoever finds the line of the next turn ready and nobody
-  /// writing writes the lines that are ready, in turn order, outside the lock too: the output
-  /// may dispatch to a store that logs here, whose line is then written after the current one.
+  /// writing writes the lines that are ready up to its own, in turn order, outside the lock too
+  /// (``write(_:until:)``): the output may dispatch to a store that logs here, whose line is then
+  /// written after the current one.
   func append<Action: Encodable>(label: String, outcome: ActionOutcome, duration: UInt64?, action: Action) {
     let (turn, date) = lock.withLock { (turns.take(), Date()) }
     let line = ActionLogLine(
