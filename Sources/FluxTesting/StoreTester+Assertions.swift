@@ -132,8 +132,9 @@ extension StoreTester {
   /// Asserts that no action is left that an assertion did not cover, that no work waits on
   /// the tester's ``ManualExecutor``, and that nothing is under way in the store (an action
   /// queued, committing on another thread, or held by a middleware: one that no assertion
-  /// waited for). Without a manual executor it first waits, up to the tester's `timeout`,
-  /// for what runs on the store's executor to end. Call it at the end of a test.
+  /// waited for). Without a manual executor, and off the main queue, it first waits, up to the
+  /// tester's `timeout`, for what runs on the store's executor to end. Call it at the end of a
+  /// test.
   ///
   /// - Parameters:
   ///   - fileID: The caller's file, for the failure; leave the default.
@@ -164,10 +165,11 @@ extension StoreTester {
 
   /// Whether the store is settled, or settles within the timeout: the end of a drain (shared
   /// middleware's `didCommit` runs after the tester's recorder, say) may still run on another
-  /// thread when the last assertion returns. Waits by polling, never on a manual executor.
+  /// thread when the last assertion returns. Waits by polling; never with a manual executor,
+  /// nor on the main queue, where waiting would keep the work it waits for from running.
   private func waitUntilSettled() -> Bool {
     if store.isSettled { return true }
-    if manual != nil { return false }
+    if manual != nil || MainQueue.shared.isOnMainQueue { return false }
     let deadline = deadlineFromNow
     let pause = DispatchSemaphore(value: 0)
     while DispatchTime.now().uptimeNanoseconds < deadline {

@@ -139,6 +139,24 @@ struct StoreTesterTests {
     tester.finish()
   }
 
+  @Test("on the main queue, finish does not wait: waiting would keep the main queue's work from running")
+  @MainActor
+  func finishOnTheMainQueueDoesNotWait() async {
+    let tester = StoreTester<CounterState>(
+      state: .init(), mutations: .init(), executor: .mainThread, middlewares: [AnyMiddleware(GoOnFromMainLater())],
+      timeout: 2)
+    tester.actions.dispatch(action: .add(1))  // held until a main-queue block 20 ms from now
+    let start = DispatchTime.now().uptimeNanoseconds
+    withKnownIssue {
+      tester.finish()
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().hasPrefix("at the end of the test, the store still has actions under way")
+    }
+    #expect(DispatchTime.now().uptimeNanoseconds - start < 1_000_000_000, "finish waited on the main queue")
+    await tester.expect(committed: [.add(1)])
+    tester.finish()
+  }
+
   @Test("a tester keeps reporting to Swift Testing when it asserts outside the test's task")
   func harnessIsTakenWhereTheTesterIsMade() async {
     let tester = StoreTester<CounterState>(state: .init(), mutations: .init())
@@ -205,5 +223,12 @@ private final class HoldUntilReleased: Middleware, @unchecked Sendable {
 
   func release() {
     for proceed in lock.withLock({ held }) { proceed() }
+  }
+}
+
+/// Lets each action go on from a main-queue block 20 ms later.
+private struct GoOnFromMainLater: Middleware {
+  func intercept(action: CounterAction, state: CounterState, proceed: Proceed) {
+    DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(20)) { proceed() }
   }
 }
