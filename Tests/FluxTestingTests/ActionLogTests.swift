@@ -194,6 +194,7 @@ struct ActionLogTests {
     Thread {
       slowThread.value = pthread_self()
       slow.actions.dispatch(action: .slowToEncode)  // takes turn 0, then encodes for 100 ms
+      slowThread.value = nil  // a thread made later may get the same identity
       done.signal()
     }.start()
     slowEnded.wait()
