@@ -22,6 +22,7 @@ final class MainQueueRunLoopTests: XCTestCase {
       RunLoop.current.run(until: Date() + 0.2)  // a modal loop, say: runs X's block in here
       log.append("W ends")
     }
+    spinMainRunLoop(until: { log.values.count == 4 })  // X's block may not have run inside W
     XCTAssertEqual(log.values, ["W begins", "W ends", "F", "X"])
   }
 
@@ -39,10 +40,17 @@ final class MainQueueRunLoopTests: XCTestCase {
       RunLoop.current.run(until: Date() + 0.2)  // both blocks run in here and leave their work
       log.append("W ends")
     }
+    spinMainRunLoop(until: { log.values.count == 3 })  // their blocks may not have run inside W
     XCTAssertEqual(log.values, ["W ends", "X1", "X2"])
     Executor.mainThread.execute { log.append("later") }  // nothing waits: inline
     XCTAssertEqual(log.values, ["W ends", "X1", "X2", "later"])
   }
+}
+
+/// Runs the main run loop until `condition` holds, for at most 10 seconds.
+private func spinMainRunLoop(until condition: () -> Bool) {
+  let deadline = Date() + 10
+  while !condition() && Date() < deadline { RunLoop.current.run(until: Date() + 0.01) }
 }
 
 /// Strings appended from any thread.
