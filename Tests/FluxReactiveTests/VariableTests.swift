@@ -67,6 +67,48 @@ struct VariableTests {
     #expect(late.values == [2, 3])
   }
 
+  @Test("inv2: a variable freed inside a replay still delivers a value set there to every observer")
+  func inv2_freedInsideReplayDeliversWhatWasSet() {
+    let holder = LockedValue<Variable<String>?>(Variable("a"))
+    let signal = holder.current!.signal
+    let first = Recorder<String>()
+    signal.observe { first.append($0) }
+    let second = Recorder<String>()
+    signal.observe { value in  // its replay is a delivery: the set below is queued
+      second.append(value)
+      guard value == "a", let variable = holder.takeValue() else { return }
+      variable.value = "b"
+      // `variable` was the last reference: the variable is freed here, inside the delivery.
+    }
+    #expect(first.values == ["a", "b"])
+    #expect(second.values == ["a", "b"])
+  }
+
+  @Test("inv2: a variable freed while its queued values are delivered: every observer sees the same values")
+  func inv2_freedDuringQueuedDelivery() {
+    let holder = LockedValue<Variable<String>?>(Variable("a"))
+    let signal = holder.current!.signal
+    let first = Recorder<String>()
+    signal.observe { value in
+      first.append(value)
+      if value == "b" { _ = holder.takeValue() }  // the last reference: freed here
+    }
+    let second = Recorder<String>()
+    signal.observe { second.append($0) }
+    let third = Recorder<String>()
+    signal.observe { value in
+      third.append(value)
+      if value == "a" { holder.current?.value = "b" }  // queued behind this replay
+    }
+    #expect(first.values == ["a", "b"])
+    #expect(second.values == first.values)
+    #expect(third.values == first.values)
+    // Once the delivery ended, the freed variable's observers are gone.
+    let late = Recorder<String>()
+    signal.observe { late.append($0) }
+    #expect(late.values == ["b"])  // a signal of a freed variable still replays its last value once
+  }
+
   @Test("modify returns what its body returns, and a throwing body delivers nothing")
   func modifyResultAndThrow() {
     struct Failure: Error {}
@@ -103,5 +145,15 @@ struct VariableTests {
     let disposable = fixed.signal.observe { fixedSeen.append($0) }
     #expect(fixedSeen.values == ["fixed"])
     #expect(disposable.isDisposed)
+  }
+}
+
+extension LockedValue {
+  /// Takes the value out, leaving `nil`; the caller holds it, outside the lock.
+  func takeValue<Wrapped>() -> Wrapped? where Value == Wrapped? {
+    withLock { value in
+      defer { value = nil }
+      return value
+    }
   }
 }

@@ -214,7 +214,13 @@ final class SubjectCore<Value>: @unchecked Sendable {
       deliver(next.value, below: next.bound)
     }
     hasPendingWork = false
-    observers.compactIfNeeded()
+    if _slowPath(isTerminated) {
+      // Ended from inside this delivery (see `terminate()`): its observers go now, as an
+      // observer disposed during a delivery does when the delivery ends.
+      _ = observers.removeAll()
+    } else {
+      observers.compactIfNeeded()
+    }
   }
 
   // MARK: Observing
@@ -287,10 +293,19 @@ final class SubjectCore<Value>: @unchecked Sendable {
   }
 
   /// Ends the subject: removes every observer (releasing them after the lock) and refuses new
-  /// ones. Called when the owning ``Sink`` or ``Variable`` is freed.
+  /// ones; from inside its own delivery, once that delivery ends. Called when the owning
+  /// ``Sink`` or ``Variable`` is freed.
   func terminate() {
     lock.lock()
     isTerminated = true
+    if isDelivering {
+      // Freed from inside its own delivery, on this thread (another would wait for the lock
+      // until the delivery ends). The values queued before reach every observer there was, so
+      // that all see the same values (rule 2); the delivery removes them once it ends.
+      hasPendingWork = true
+      lock.unlock()
+      return
+    }
     let removed = observers.removeAll()
     lock.unlock()
     _ = removed
