@@ -5,7 +5,8 @@ import FluxCore
 /// Each call runs holding the gate's lock, the call's own delivery turn, so that `close()` from
 /// another thread waits for a call in flight and excludes every later one (invariant 6). The
 /// lock is recursive so that the observer may close its own gate from inside a call; that call
-/// finishes, and no other starts. `close()` releases the observer after the lock, and a call
+/// finishes, and no other starts. A value sent from inside a call (a producer that sends again
+/// as its observer runs) waits for the end of that call, so calls never nest. `close()` releases the observer after the lock, and a call
 /// keeps it alive until the call has returned and the lock is free (invariant 16).
 ///
 /// Used where Flux hands an observer to code that may call it from any thread at any time:
@@ -15,27 +16,49 @@ final class ObserverGate<Value>: @unchecked Sendable {
   private let lock = RecursiveLock()
   // Guarded by `lock`: `nil` once the gate is closed.
   private var observer: ((Value) -> Void)?
+  // Guarded by `lock`: whether a call runs. Only its own thread can find it set, since the call
+  // holds the lock: a send from inside the call.
+  private var isCalling = false
+  // Guarded by `lock`: values sent from inside a call, for after it.
+  private var pending = FIFOBuffer<Value>()
 
   /// Creates an open gate in front of `observer`.
   init(_ observer: @escaping @Sendable (Value) -> Void) {
     self.observer = observer
   }
 
-  /// Calls the observer with `value`, unless the gate is closed.
+  /// Calls the observer with `value`, unless the gate is closed. Sent from inside a call, the
+  /// value waits until that call returns: one value at a time, in order.
   func send(_ value: Value) {
     lock.lock()
+    if isCalling {
+      pending.append(value)
+      lock.unlock()
+      return
+    }
+    isCalling = true
     let observer = self.observer
-    observer?(value)
+    var next: Value? = value
+    while let value = next {
+      // Read again for each value: a close from inside a call stops the values after it. The
+      // copy is never the last reference: `observer` keeps one until after the lock.
+      let current = self.observer
+      current?(value)
+      next = pending.popFirst()
+    }
+    isCalling = false
     lock.unlock()
     withExtendedLifetime(observer) {}  // the last reference may go here, after the lock
   }
 
-  /// Closes the gate, waiting for a call in flight on another thread; releases the observer.
+  /// Closes the gate, waiting for a call in flight on another thread; releases the observer
+  /// and drops the values waiting for it.
   func close() {
     lock.lock()
     let observer = self.observer.take()
+    let dropped = pending.removeAll()
     lock.unlock()
-    withExtendedLifetime(observer) {}  // released here, after the lock
+    withExtendedLifetime((observer, dropped)) {}  // released here, after the lock
   }
 }
 
