@@ -199,6 +199,39 @@ struct ObservationTests {
     #expect(changes.count == 8)
     #expect(variable.value == 8)
   }
+  @Test("inv2: a producer that sends again from inside its observer delivers that value after the call, not nested")
+  func inv2_producerSendFromInsideObserverIsNotNested() {
+    let (signal, send) = Self.producerHandingOutItsSend()
+    let log = Recorder<String>()
+    let observation = signal.observe { value in
+      log.append("begin \(value)")
+      if value == 1 { send.current?(2) }
+      log.append("end \(value)")
+    }
+    send.current?(1)
+    #expect(log.values == ["begin 1", "end 1", "begin 2", "end 2"])
+    observation.dispose()
+    send.current?(3)
+    #expect(log.values.count == 4)
+  }
+
+  @Test("inv6: an observer that disposes its producer observation drops the values it sent itself meanwhile")
+  func inv6_disposeInsideDropsValuesSentFromInside() {
+    let (signal, send) = Self.producerHandingOutItsSend()
+    let log = Recorder<Int>()
+    let observation = LockedValue<(any Disposable)?>(nil)
+    observation.withLock { held in
+      held = signal.observe { value in
+        log.append(value)
+        if value == 1 {
+          send.current?(2)  // waits for the end of this call
+          observation.current?.dispose()  // so it never comes
+        }
+      }
+    }
+    send.current?(1)
+    #expect(log.values == [1])
+  }
 }
 
 /// Marks the main queue, to tell from `onChange` where it runs.
@@ -280,46 +313,17 @@ struct SkipRepeatsTests {
     #expect(sink.core.observerCount == 0)
   }
 
-  @Test("inv2: a producer that sends again from inside its observer delivers that value after the call, not nested")
-  func inv2_producerSendFromInsideObserverIsNotNested() {
-    let send = LockedValue<(@Sendable (Int) -> Void)?>(nil)
-    let signal = Signal<Int> { observer in
-      send.withLock { $0 = observer }
-      return AnyDisposable {}
-    }
-    let log = Recorder<String>()
-    let observation = signal.observe { value in
-      log.append("begin \(value)")
-      if value == 1 { send.current?(2) }
-      log.append("end \(value)")
-    }
-    send.current?(1)
-    #expect(log.values == ["begin 1", "end 1", "begin 2", "end 2"])
-    observation.dispose()
-    send.current?(3)
-    #expect(log.values.count == 4)
-  }
+}
 
-  @Test("inv6: an observer that disposes its producer observation drops the values it sent itself meanwhile")
-  func inv6_disposeInsideDropsValuesSentFromInside() {
+extension ObservationTests {
+  /// A producer signal, and the function it sends with to its latest observer.
+  static func producerHandingOutItsSend() -> (Signal<Int>, LockedValue<(@Sendable (Int) -> Void)?>) {
     let send = LockedValue<(@Sendable (Int) -> Void)?>(nil)
     let signal = Signal<Int> { observer in
       send.withLock { $0 = observer }
       return AnyDisposable {}
     }
-    let log = Recorder<Int>()
-    let observation = LockedValue<(any Disposable)?>(nil)
-    observation.withLock { held in
-      held = signal.observe { value in
-        log.append(value)
-        if value == 1 {
-          send.current?(2)  // waits for the end of this call
-          observation.current?.dispose()  // so it never comes
-        }
-      }
-    }
-    send.current?(1)
-    #expect(log.values == [1])
+    return (signal, send)
   }
 }
 
