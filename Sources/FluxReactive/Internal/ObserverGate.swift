@@ -6,8 +6,9 @@ import FluxCore
 /// another thread waits for a call in flight and excludes every later one (invariant 6). The
 /// lock is recursive so that the observer may close its own gate from inside a call; that call
 /// finishes, and no other starts. A value sent from inside a call (a producer that sends again
-/// as its observer runs) waits for the end of that call, so calls never nest. `close()` releases the observer after the lock, and a call
-/// keeps it alive until the call has returned and the lock is free (invariant 16).
+/// as its observer runs) waits for the end of that call, so calls never nest. `close()`
+/// releases the observer after the lock, and a call keeps it alive until the call has returned
+/// and the lock is free (invariant 16).
 ///
 /// Used where Flux hands an observer to code that may call it from any thread at any time:
 /// a producer signal's observer, and the observer that `observe(on:)` runs on its executor.
