@@ -40,7 +40,7 @@ enum Harness: Sendable {
 /// Fails the running test with `message`, at `site`: through Swift Testing when a Swift
 /// Testing test is running on this task, or when `harness` is Swift Testing; otherwise
 /// through XCTest.
-func fail(_ message: String, at site: CallSite, harness: Harness = .current) {
+func fail(_ message: String, at site: CallSite, harness: Harness) {
   #if canImport(Testing)
     if Test.current != nil || harness == .swiftTesting {
       let location = SourceLocation(
