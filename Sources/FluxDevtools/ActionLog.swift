@@ -29,6 +29,9 @@ import Foundation
 /// > memory while the output is slow. The log holds no lock while it calls the output, which
 /// > may dispatch to a store that logs here too. An action that cannot be encoded is written as
 /// > an `error` line instead.
+///
+/// Lines still on the log's queue are lost if the process exits first: call ``flush()`` before
+/// it does.
 public final class ActionLog: Sendable {
   private let output: ActionLogOutput
   private let lock = Lock()
@@ -82,6 +85,20 @@ public final class ActionLog: Sendable {
     write(lock.withLock { turns.fill(turn, with: text) }, until: turn)
   }
 
+  /// Returns once the line of every action that ended before the call is written to the output.
+  ///
+  /// A line may still be on its way when the `dispatch` of its action returns (see above): its
+  /// action ended while another thread was writing, and that thread, or the log's queue, writes
+  /// it. Call `flush()` before the process exits, or before you read what the output wrote. It
+  /// also waits for lines that are being encoded; it does not wait for actions still running.
+  ///
+  /// > Warning: Do not call it from the output, or from code the output waits for: the line
+  /// > being written would wait for the call, and the call for the line.
+  public func flush() {
+    let waiter = lock.withLock { turns.waiter() }
+    waiter?.wait()
+  }
+
   /// Writes `batch`, then what became ready meanwhile, until the line of `turn` is out (all of
   /// it if `turn` is `nil`); then hands what is ready to ``writer``. So a thread writes no line
   /// that ended after its own, and a store's executor is never kept writing the lines of
@@ -91,7 +108,9 @@ public final class ActionLog: Sendable {
     while !batch.lines.isEmpty {
       for text in batch.lines { output.write(text) }
       let isOwnLineOut = turn.map { batch.end > $0 } ?? true
-      batch = lock.withLock { turns.written(through: isOwnLineOut ? nil : turn) }
+      let waiters: [DispatchSemaphore]
+      (batch, waiters) = lock.withLock { turns.written(through: isOwnLineOut ? nil : turn) }
+      for waiter in waiters { waiter.signal() }
       if turn != nil, isOwnLineOut, !batch.lines.isEmpty {
         let rest = batch
         writer.async { self.write(rest, until: nil) }
@@ -118,6 +137,11 @@ struct Turns {
   private var lines: [UInt64: String] = [:]
   /// Whether a thread is writing the lines it took.
   private(set) var isWriting = false
+  /// The lines of the turns before this one are written.
+  private var writtenEnd: UInt64 = 0
+  /// Who waits in ``ActionLog/flush()`` for the lines of the turns before `end`, in the order
+  /// they came, so by `end`.
+  private var waiters: [(end: UInt64, semaphore: DispatchSemaphore)] = []
 
   /// Takes the next turn.
   mutating func take() -> UInt64 {
@@ -144,12 +168,25 @@ struct Turns {
   }
 
   /// The writer wrote what it took. Returns what became ready meanwhile, up to the line of
-  /// `last` if given, to write next; when that is nothing, the writer is done.
-  mutating func written(through last: UInt64?) -> Batch {
+  /// `last` if given, to write next (when that is nothing, the writer is done), and the waiters
+  /// to wake: those whose lines are now all written.
+  mutating func written(through last: UInt64?) -> (Batch, [DispatchSemaphore]) {
     precondition(isWriting, "ActionLog: written(through:) without a writer")
+    // Nobody takes lines while a writer writes: what it took ends at the head.
+    writtenEnd = head
+    let woken = waiters.prefix { $0.end <= writtenEnd }
+    waiters.removeFirst(woken.count)
     let ready = takeReady(through: last)
     isWriting = !ready.lines.isEmpty
-    return ready
+    return (ready, woken.map(\.semaphore))
+  }
+
+  /// What to wait on until the lines of every turn taken so far are written; `nil` if they are.
+  mutating func waiter() -> DispatchSemaphore? {
+    guard writtenEnd < next else { return nil }
+    let semaphore = DispatchSemaphore(value: 0)
+    waiters.append((next, semaphore))
+    return semaphore
   }
 
   /// Removes the run of lines ready from the head, up to the line of `last` if given.

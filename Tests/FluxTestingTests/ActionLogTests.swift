@@ -205,6 +205,42 @@ struct ActionLogTests {
     #expect(writtenOnSlowThread.value == 1, "the slow store's thread wrote \(writtenOnSlowThread.value ?? 0) lines")
     #expect(lines.all.first?.contains(#""store":"slow""#) == true)
   }
+
+  @Test("flush() returns once every line of an action that ended is written, those on the log's queue included")
+  func flushWritesWhatIsQueued() {
+    let lines = Lines()
+    let output = ActionLogOutput { line in
+      if line.contains(#""store":"fast""#) { Thread.sleep(forTimeInterval: 0.002) }  // 200 lines: 0.4 s
+      lines.output.write(line)
+    }
+    let log = ActionLog(output: output)
+    let (slow, _, fast) = Self.slowAndFastStores(logging: log)
+    let done = DispatchSemaphore(value: 0)
+    let encoding = DispatchSemaphore(value: 0)
+    Thread {
+      slow.actions.dispatch(action: .signalThenEncodeSlowly(encoding))
+      done.signal()
+    }.start()
+    encoding.wait()  // turn 0 is taken
+    for amount in 1...200 { fast.actions.dispatch(action: .add(amount)) }  // turns 1…200 wait for 0
+    done.wait()  // the slow store's thread wrote its line and handed the other 200 to the queue
+    log.flush()
+    #expect(lines.all.count == 201)
+  }
+
+  @Test("flush() waits for a line still being encoded, and returns at once when nothing waits")
+  func flushWaitsForEncoding() {
+    let lines = Lines()
+    let log = ActionLog(output: lines.output)
+    log.flush()  // nothing logged yet
+    let (slow, _, _) = Self.slowAndFastStores(logging: log)
+    let encoding = DispatchSemaphore(value: 0)
+    Thread { slow.actions.dispatch(action: .signalThenEncodeSlowly(encoding)) }.start()
+    encoding.wait()  // the line has its turn, and takes 0.1 s more to encode
+    log.flush()
+    #expect(lines.all.count == 1)
+    log.flush()  // everything is written
+  }
 }
 
 extension ActionLogTests {
@@ -244,8 +280,11 @@ private final class SlowState: State {
 
 private enum SlowAction: Encodable, Sendable {
   case slowToEncode
+  /// Signals when its encoding starts, so once its line has taken its turn.
+  case signalThenEncodeSlowly(DispatchSemaphore)
 
   func encode(to encoder: any Encoder) throws {
+    if case .signalThenEncodeSlowly(let encoding) = self { encoding.signal() }
     Thread.sleep(forTimeInterval: 0.1)
     var container = encoder.singleValueContainer()
     try container.encode("slow")
