@@ -315,4 +315,33 @@ struct MiddlewareTests {
     store.actions.dispatch(action: .reset)
     #expect(lines.values == ["Step.add(3) -> Counter(count: 3)", "Step.reset cancelled"])
   }
+
+  @Test("the standard-error writer goes on after a short write and after an interrupted one, and stops at an error")
+  func loggingWritesWholeLines() {
+    let line = Array("Step.add(3) -> Counter(count: 3)\n".utf8)
+    var written: [UInt8] = []
+    var calls = 0
+    line.withUnsafeBufferPointer { bytes in
+      LoggingMiddleware.writeAll(bytes) { start, count in
+        calls += 1
+        if calls % 3 == 0 {
+          errno = EINTR
+          return -1
+        }
+        let taken = min(count, 5)
+        written += UnsafeRawBufferPointer(start: start, count: taken)
+        return taken
+      }
+    }
+    #expect(written == line)
+    var attempts = 0
+    line.withUnsafeBufferPointer { bytes in
+      LoggingMiddleware.writeAll(bytes) { _, _ in
+        attempts += 1
+        errno = EBADF
+        return -1
+      }
+    }
+    #expect(attempts == 1)
+  }
 }

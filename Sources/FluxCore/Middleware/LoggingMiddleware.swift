@@ -32,10 +32,29 @@ public struct LoggingMiddleware: SharedMiddleware {
     self.output = write
   }
 
-  /// Writes `line` and a line break to standard error.
+  /// Writes `line` and a line break to standard error, with as many system calls as it takes.
   public static let standardError: @Sendable (String) -> Void = { line in
     var text = line + "\n"
-    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+    text.withUTF8 { bytes in writeAll(bytes) { write(2, $0, $1) } }
+  }
+
+  /// Hands `bytes` to `write` until all are written: again after a short write, or after one
+  /// that a signal interrupted (`EINTR`); it stops at any other error, where the line is lost
+  /// (standard error has nowhere to report it).
+  package static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, with write: (UnsafeRawPointer, Int) -> Int) {
+    guard var next = bytes.baseAddress.map(UnsafeRawPointer.init) else { return }
+    var remaining = bytes.count
+    while remaining > 0 {
+      let written = write(next, remaining)
+      if written > 0 {
+        next += written
+        remaining -= written
+      } else if written < 0 && errno == EINTR {
+        continue
+      } else {
+        return
+      }
+    }
   }
 
   /// Writes the committed action and the state it left.
