@@ -21,6 +21,12 @@
 /// }
 /// ```
 ///
+/// > Warning: `@unchecked Sendable` is a promise the compiler takes on trust, and the subclass
+/// > makes it for everything it adds. Give a subclass only `let` properties of `Sendable` types
+/// > (keep changing values in the state, changed by mutations), or guard each `var` with a
+/// > lock. Swift cannot check an open class for you: even without the restatement, which it
+/// > asks for with a warning, the subclass inherits the conformance.
+///
 /// > Important: Commits of one store never overlap and run in dispatch order, on the store's
 /// > executor, whatever it is (a concurrent queue included). An action dispatched during a
 /// > commit of the same store is committed after that commit ends; on ``Executor/immediate``

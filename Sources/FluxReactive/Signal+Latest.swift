@@ -27,9 +27,12 @@ extension Signal where Value: Sendable {
   ///
   /// - Parameters:
   ///   - initial: The value until the signal sends one.
-  ///   - owner: The object whose lifetime bounds the observation of the signal.
+  ///   - owner: The object whose lifetime bounds the observation of the signal; `Sendable`, as
+  ///     for ``observe(duringScopeOf:_:)``.
   /// - Returns: A constant holding the latest value.
-  public func latest(startingWith initial: Value, duringScopeOf owner: AnyObject) -> Constant<Value> {
+  public func latest(startingWith initial: Value, duringScopeOf owner: some AnyObject & Sendable)
+    -> Constant<Value>
+  {
     let variable = Variable(initial)
     observe(duringScopeOf: owner) { variable.value = $0 }
     return variable.constant

@@ -13,10 +13,10 @@ extension Signal {
   /// at the first value that arrives after that, when the source ends (its sink or variable is
   /// freed), or when the returned disposable is disposed, whichever comes first.
   ///
-  /// > Important: Because a call keeps `object` alive, `object` is freed on the sending thread,
-  /// > at the end of that call, if every other reference to it goes during the call: its
-  /// > `deinit` then runs there. Keep a `deinit` that touches state shared with its own thread
-  /// > out of objects observed this way, or send on that thread.
+  /// `object` is `Sendable` (a main-actor class is, as a view or a view controller is): because
+  /// a call keeps it alive, it is freed on the sending thread, at the end of that call, if every
+  /// other reference to it goes during the call, and its `deinit` runs there. A class that is
+  /// not `Sendable` could touch state of its own thread there, unchecked.
   ///
   /// - Parameters:
   ///   - object: The object whose lifetime bounds the observation.
@@ -24,7 +24,7 @@ extension Signal {
   /// - Returns: The disposable that ends the observation earlier.
   @discardableResult
   public func observe(
-    duringScopeOf object: AnyObject,
+    duringScopeOf object: some AnyObject & Sendable,
     _ observer: @escaping @Sendable (Value) -> Void
   ) -> any Disposable {
     let scope = LateDisposable()
@@ -41,15 +41,12 @@ extension Signal {
   }
 }
 
-/// A weak reference to an object of any isolation, checked from the thread that delivers.
-///
-/// `@unchecked Sendable` is sound: the reference is only loaded (weak loads are atomic) and the
-/// loaded object only kept alive for a call (reference counting is atomic); nothing reads or
-/// writes the object's state through it.
-struct WeakObject: @unchecked Sendable {
-  weak var object: AnyObject?
+/// A weak reference to a `Sendable` object, checked from the thread that delivers: loading it
+/// there, and releasing it there, is sound because the object is `Sendable`.
+struct WeakObject<Object: AnyObject & Sendable>: Sendable {
+  weak var object: Object?
 
-  init(_ object: AnyObject) {
+  init(_ object: Object) {
     self.object = object
   }
 }

@@ -33,3 +33,13 @@ let producer: Signal<Int>.Producer = { send in
   return AnyDisposable()
 }
 let context: Executor.Context = { work in DispatchQueue.global().async(execute: work) }
+
+// A main-actor object (a view, a view controller) is Sendable, and bounds a scoped observation.
+@MainActor final class Headline {
+  var text = Constant("")
+
+  func follow(_ sink: Sink<String>) {
+    sink.signal.observe(duringScopeOf: self) { print($0) }
+    text = sink.signal.latest(startingWith: "", duringScopeOf: self)
+  }
+}

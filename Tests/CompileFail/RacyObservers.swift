@@ -2,7 +2,7 @@
 // Observers that would race do not compile: any thread may send, so an observer is @Sendable.
 import FluxReactive
 
-final class Counter {  // expected-note 3 {{class 'Counter' does not conform to the 'Sendable' protocol}}
+final class Counter {  // expected-note 5 {{class 'Counter' does not conform to the 'Sendable' protocol}}
   var count = 0
 }
 
@@ -37,4 +37,12 @@ func producesIntoACounter() {
 // would read the non-Sendable value: no map of non-Sendable values.
 func mapsANonSendableValue(_ variable: Variable<Counter>) {
   _ = variable.signal.map { $0.count }  // expected-error {{type 'Counter' does not conform to the 'Sendable' protocol}}
+}
+
+// A scoped observation frees its object on the sending thread when every other reference goes
+// during a call, and the object's deinit runs there: the object is Sendable.
+func scopesToANonSendableObject(_ sink: Sink<Int>) {
+  let owner = Counter()
+  sink.signal.observe(duringScopeOf: owner) { _ in }  // expected-error {{type 'Counter' does not conform to the 'Sendable' protocol}}
+  _ = sink.signal.latest(startingWith: 0, duringScopeOf: owner)  // expected-error {{type 'Counter' does not conform to the 'Sendable' protocol}}
 }

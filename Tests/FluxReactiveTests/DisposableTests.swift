@@ -124,7 +124,7 @@ struct DisposableTests {
     }
     let secondReturned = DeallocFlag()
     let callsAfterReturn = Counter()
-    let owner = NSObject()
+    let owner = ScopeOwner()
     let observer: @Sendable (Int) -> Void = { _ in
       if secondReturned.isFreed { callsAfterReturn.increment() }
     }
@@ -173,7 +173,7 @@ struct DisposableTests {
 
   @Test("inv6: a scope drops observe(duringScopeOf:) observations whose sinks are gone")
   func inv6_scopeDropsEndedScopedObservations() {
-    let owner = NSObject()
+    let owner = ScopeOwner()
     let scope = DisposableScope()
     var last: (any Disposable)?
     for _ in 0..<2_000 {

@@ -297,7 +297,7 @@ struct SkipRepeatsTests {
 
   @Test("latest holds a signal's last value, tracked by Observation, until its owner is freed")
   func latestValue() {
-    final class Owner {}
+    final class Owner: Sendable {}
     let sink = Sink<String>()
     var owner: Owner? = Owner()
     let latest = sink.signal.latest(startingWith: "none", duringScopeOf: owner!)
