@@ -20,6 +20,10 @@ struct LifecycleTests {
   enum RemoveShared {}
   enum RemoveSharedOther {}
   enum NoStore {}
+  enum ScheduledKept {}
+  enum ScheduledCycle {}
+  enum AbandonSettled {}
+  enum AbandonImmediate {}
 
   /// Hands each Proceed to a thread that spins on a mailbox and decides at once, from that
   /// thread: the decision lands right as `intercept` returns.
@@ -171,6 +175,76 @@ struct LifecycleTests {
     #expect(waitUntil { answer.values == [false] })
     // Polled, like every check that a store's middleware is gone: see keptActionsKeepNoMiddleware.
     #expect(waitUntil { weakHolder == nil }, "middleware -> Proceed -> store core -> middleware kept them all")
+  }
+
+  @Test("inv12: a store freed while its drain is only asked of the executor lets its state and mutations go at once")
+  func inv12_scheduledDrainOwnsNothing() {
+    let manual = ManualExecutor()
+    let flag = DeallocFlag()
+    var actions: Actions<LogState<ScheduledKept>>?
+    do {
+      let state = LogState<ScheduledKept>()
+      state.hook = { [tracked = Tracked(flag)] _ in _ = tracked }
+      let store = Store(state: state, mutations: .init(), executor: manual.executor)
+      actions = store.actions
+      store.actions.dispatch(action: 1)  // its drain waits on the executor
+    }
+    #expect(manual.pendingCount == 1)
+    #expect(flag.isFreed, "the state outlived its store while the executor held the drain")
+    manual.drain()  // the late drain finds the store gone, and does nothing
+    withExtendedLifetime(actions) {}
+  }
+
+  @Test("inv15: mutations that hold their store's actions are freed with the store when the executor drops its drain")
+  func inv15_droppedScheduledDrainLeaksNothing() {
+    let manual = ManualExecutor()
+    let flag = DeallocFlag()
+    weak var core: StoreCore<CanaryState<ScheduledCycle>>?
+    do {
+      let holder = ActionsHolder<CanaryState<ScheduledCycle>>(flag)
+      let store = Store(state: CanaryState<ScheduledCycle>(), mutations: .init(holder), executor: manual.executor)
+      holder.actions = store.actions
+      core = store.core
+      store.actions.dispatch(action: 1)  // its drain waits on the executor
+    }
+    manual.discardAll()  // an executor may drop work (a suspended queue, a main queue never run)
+    #expect(core == nil, "core -> mutations -> actions -> core outlived the store")
+    #expect(flag.isFreed, "the mutations' dependency outlived the store")
+  }
+
+  @Test("inv14: a store is not settled while an abandoned action waits for its cancellation")
+  func inv14_abandonedActionIsUnderWay() {
+    var settledTooEarly = 0
+    for _ in 0..<500 {
+      let holder = Holder<AbandonSettled>()
+      let store = Store(
+        state: LogState<AbandonSettled>(), mutations: .init(), executor: .immediate,
+        middlewares: [AnyMiddleware(holder)])
+      let answers = Recorder<Bool>()
+      store.actions.dispatch(action: 1) { answers.append($0) }
+      _ = holder.take(1)  // the last copy of its Proceed goes undecided: a worker thread cancels it
+      if store.isSettled && answers.values.isEmpty { settledTooEarly += 1 }
+      #expect(waitUntil { answers.values == [false] })
+      #expect(waitUntil { store.isSettled })
+    }
+    #expect(settledTooEarly == 0, "settled before the cancellation, \(settledTooEarly) times in 500")
+  }
+
+  @Test(
+    "inv10: on .immediate, a dispatch made while an abandoned action waits for its cancellation still commits before it returns"
+  )
+  func inv10_dispatchAfterAbandonmentCommitsInline() {
+    for _ in 0..<200 {
+      let holder = SharedHolder<AbandonImmediate>(hold: { $0 == 1 })
+      let state = LogState<AbandonImmediate>()
+      let store = Store(state: state, mutations: .init(), executor: .immediate, middlewares: [AnyMiddleware(holder)])
+      let answers = Recorder<Bool>()
+      store.actions.dispatch(action: 1) { answers.append($0) }
+      _ = holder.take(1)  // a worker thread is asked to cancel it
+      store.actions.dispatch(action: 2)
+      #expect(state.committed.values == [2], "the dispatch returned before its commit")
+      #expect(waitUntil { answers.values == [false] })
+    }
   }
 
   @Test("inv14: a held action resumes in the pipeline it started with, when shared middleware is added")

@@ -46,16 +46,18 @@ struct StoreStateMachineTests {
   func name(_ abandonment: Machine.Abandonment) -> String {
     switch abandonment {
     case .done: "done"
-    case .submitLater: "submitLater"
+    case .drainElsewhere: "drainElsewhere"
     }
   }
 
   func pending(_ action: Int) -> Machine.Pending { Machine.Pending(action: action, completion: nil) }
 
-  /// Dispatches `action` to an idle `.queue`-style machine and hands it to the drain.
+  /// Dispatches `action` to an idle `.queue`-style machine, starts the drain it asks for and
+  /// hands it the action.
   func start(_ machine: inout Machine, _ action: Int) -> Machine.Handout {
     var handout: Machine.Handout?
     _ = machine.dispatch(pending(action), into: &handout)
+    _ = machine.startScheduledDrain()
     _ = machine.next(into: &handout)
     return handout!
   }
@@ -108,6 +110,12 @@ struct StoreStateMachineTests {
       return
     }
     #expect(queued.queue.count == 2)
+    #expect(queued.phase == .scheduled && !queued.isSettled)
+    let started = queued.startScheduledDrain()
+    #expect(started, "the work asked of the executor is the drain")
+    #expect(queued.phase == .draining)
+    let startedTwice = queued.startScheduledDrain()
+    #expect(!startedTwice, "no drain starts twice")
     #expect(queued.next(into: &handout) == nil && handout?.pending.action == 1)
     handout = nil
     #expect(queued.next(into: &handout) == nil && handout?.pending.action == 2)
@@ -129,12 +137,22 @@ struct StoreStateMachineTests {
       return
     }
 
+    var scheduled = machine()
+    _ = scheduled.dispatch(pending(1), into: &handout)
+    let unscheduled = scheduled.storeFreed()
+    #expect(unscheduled.dropped.map(\.action) == [1])
+    #expect(unscheduled.released != nil, "a drain asked for and not started owns nothing: the state goes now")
+    #expect(scheduled.phase == .freed)
+    let lateStart = scheduled.startScheduledDrain()
+    #expect(!lateStart, "the late work finds the store gone")
+
     var draining = machine()
     _ = draining.dispatch(pending(1), into: &handout)
     _ = draining.dispatch(pending(2), into: &handout)
+    _ = draining.startScheduledDrain()
     let dropped = draining.storeFreed()
     #expect(dropped.dropped.map(\.action) == [1, 2])
-    #expect(dropped.released == nil, "the scheduled drain still owns the state")
+    #expect(dropped.released == nil, "the running drain still owns the state")
     #expect(draining.phase == .freedWhileDraining)
     #expect(draining.next(into: &handout) != nil, "the drain releases the state")
     #expect(handout == nil)
@@ -259,11 +277,41 @@ struct StoreStateMachineTests {
     var idle = self.machine(middlewares: 1)
     let otherKept = hold(&idle, 2)
     finishDrain(&idle)
-    guard case .submitLater(let cancelled) = idle.abandon(serial: otherKept.serial) else {
+    #expect(idle.isSettled == false, "a held action is under way")
+    guard case .drainElsewhere = idle.abandon(serial: otherKept.serial) else {
       Issue.record("no drain runs: the cancellation must start elsewhere")
       return
     }
-    #expect(cancelled.stage == Machine.Pending.cancelled)
+    #expect(idle.queue.storage[idle.queue.head]?.stage == Machine.Pending.cancelled)
+    #expect(idle.phase == .scheduled)
+    #expect(!idle.isSettled, "the cancellation is under way until its drain has run")
+  }
+
+  @Test("inv10: on .immediate, a dispatch that finds a drain asked for becomes the drain, after what waits")
+  func inv10_immediateDispatchTakesOverAScheduledDrain() {
+    var machine = machine(immediate: true, middlewares: 1)
+    var handout: Machine.Handout?
+    _ = machine.dispatch(pending(1), into: &handout)  // drains now; its interception keeps a copy
+    var ticket = handout!.ticket.take()!
+    let kept = Proceed(ticket: ticket, serial: ticket.serial)
+    guard case .held = machine.endInterception(&ticket, &handout!.pending) else {
+      Issue.record("expected the action to be held")
+      return
+    }
+    handout = nil
+    finishDrain(&machine)
+    guard case .drainElsewhere = machine.abandon(serial: kept.serial) else {
+      Issue.record("expected a drain asked for")
+      return
+    }
+    guard case .drainNow = machine.dispatch(pending(2), into: &handout) else {
+      Issue.record("the dispatching thread did not become the drain")
+      return
+    }
+    #expect(handout?.pending.action == 1 && handout?.pending.stage == Machine.Pending.cancelled, "what waited first")
+    #expect(machine.queue.storage[machine.queue.head]?.action == 2)
+    let lateStart = machine.startScheduledDrain()
+    #expect(!lateStart, "the drain asked for finds its place taken")
   }
 
   @Test("inv14: a held action keeps the pipeline it started with")
@@ -295,14 +343,16 @@ struct StoreStateMachineTests {
 
   @Test("inv14: a stage whose own type decided by default is skipped from the next action on")
   func inv14_defaultStageSkippedOnceLearned() {
-    #expect(ticketAfterDeciding { $0.proceedByDefault(of: PassThrough.self) } == nil)
+    #expect(ticketAfterDeciding { $0.proceedByDefault(of: DefaultInterception<PassThrough>.self) } == nil)
   }
 
-  @Test("inv14: a stage that proceeded otherwise, or by another type's default, is never skipped")
+  @Test("inv14: a stage that proceeded otherwise, or by another type's or protocol's default, is never skipped")
   func inv14_otherDecisionsAreNotLearned() {
     struct Other {}
     #expect(ticketAfterDeciding { $0() } != nil)
-    #expect(ticketAfterDeciding { $0.proceedByDefault(of: Other.self) } != nil)
+    #expect(ticketAfterDeciding { $0.proceedByDefault(of: DefaultInterception<Other>.self) } != nil)
+    #expect(ticketAfterDeciding { $0.proceedByDefault(of: SharedDefaultInterception<PassThrough>.self) } != nil)
+    #expect(ticketAfterDeciding { $0.proceedByDefault(of: PassThrough.self) } != nil)
   }
 
   @Test("inv10: the lane may open only on an idle, live .immediate store with nothing left to intercept")

@@ -7,12 +7,14 @@
 /// array for its call: a hook call retains nothing.
 ///
 /// A middleware that keeps the default `intercept` proceeds at once, always: the first time it
-/// does so, through `Proceed.proceedByDefault(of:)` with the type recorded for its stage, the
+/// does so, through `Proceed.proceedByDefault(of:)` with the key recorded for its stage, the
 /// store marks that stage `passesThrough`, and later actions skip it, with no ticket and no
-/// lock round trip. The type check makes this sound: the default `intercept` of the very type
-/// at that stage ran, and a type that has its own `intercept` never runs the default one, so
-/// the stage's `intercept` is the default for every action. (A middleware whose own `intercept`
-/// calls the default of another type reports that other type, and is never skipped.)
+/// lock round trip. The key names the protocol and the type (``DefaultInterception``,
+/// ``SharedDefaultInterception``), and the check makes this sound: the default `intercept` of
+/// the very protocol and type at that stage ran, and a type that has its own `intercept` for
+/// that protocol never runs that default, so the stage's `intercept` is the default for every
+/// action. (A middleware whose own `intercept` calls the default of another type, or of the
+/// other protocol, reports another key, and is never skipped.)
 // `@unchecked Sendable`: every property is a constant except `passesThrough`, which only the
 // lock of the store that owns the pipeline guards.
 @usableFromInline
@@ -21,7 +23,7 @@ final class MiddlewarePipeline<State: FluxCore.State>: @unchecked Sendable {
   struct Interceptor: Sendable {
     @usableFromInline
     let call: @Sendable (State.Action, State, Proceed) -> Void
-    /// The type whose `intercept` `call` runs.
+    /// The key of the default `intercept` that `call` runs if its middleware keeps it.
     let type: ObjectIdentifier
   }
 

@@ -226,17 +226,26 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     lock.lock()
     let executor = self.executor
     lock.unlock()
-    // No executor: the store was freed meanwhile, and the drain only lets go of what it left.
-    guard let executor else { return drain() }
-    executor.execute { [weak self] in self?.drain() }
+    // No executor: the store was freed meanwhile, and let go of everything then.
+    guard let executor else { return }
+    executor.execute { [weak self] in self?.drain(asScheduled: true) }
   }
 
-  /// Processes queued actions one by one until the queue is empty.
+  /// Processes queued actions one by one until the queue is empty. `asScheduled`: the work
+  /// that ``scheduleDrain()`` asked for, which drains only if the machine still waits for it.
   @inlinable
-  func drain() {
+  func drain(asScheduled: Bool = false) {
     var handout: Machine.Handout?
+    var starting = asScheduled
     while true {
       lockMachine()
+      if starting {
+        starting = false
+        guard machine.startScheduledDrain() else {
+          withExtendedLifetime(unlockMachine()) {}
+          return
+        }
+      }
       let released = machine.next(into: &handout)
       let retired = unlockMachine()
       guard handout != nil else {
@@ -321,10 +330,11 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     let abandonment = machine.abandon(serial: serial)
     let retired = unlockMachine()
     withExtendedLifetime(retired) {}
-    guard case .submitLater(let pending) = abandonment else { return }
+    guard case .drainElsewhere = abandonment else { return }
     // Whoever released the last copy may hold locks of their own that the cancel hooks take:
-    // the cancellation starts from a worker thread instead, on the store's executor.
-    DispatchQueue.global().async { self.submit(pending) }
+    // the drain starts from a worker thread instead, on the store's executor. Held weakly: if
+    // the store goes first, it drops the cancellation and its waiter learns `false`.
+    DispatchQueue.global().async { [weak self] in self?.scheduleDrain() }
   }
 
   // MARK: Lifecycle

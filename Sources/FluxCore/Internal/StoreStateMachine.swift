@@ -10,18 +10,26 @@
 /// The store has a phase; each interception has a ``ProceedTicket/Phase`` kept in its ticket,
 /// whose fields are guarded by the same lock and so belong to this machine.
 ///
-/// | store phase ↓ / event →  | `dispatch`                            | `next` (drain asks)                  | `storeFreed`                       |
-/// |--------------------------|---------------------------------------|--------------------------------------|------------------------------------|
-/// | `idle`                   | → `draining`; drain now or schedule   | (no drain runs)                      | → `freed`; drop all, release state |
-/// | `draining`               | queue it                              | hand out the front, or → `idle`      | → `freedWhileDraining`; drop all   |
-/// | `freedWhileDraining`     | reject (`false`)                      | → `freed`; release state             | (once only)                        |
-/// | `freed`                  | reject (`false`)                      | (no drain runs)                      | (once only)                        |
+/// | store phase ↓ / event →  | `dispatch`                                   | `next` (drain asks)                  | `storeFreed`                       |
+/// |--------------------------|----------------------------------------------|--------------------------------------|------------------------------------|
+/// | `idle`                   | `.immediate`: → `draining`, drain now; else → `scheduled`, schedule | (no drain runs) | → `freed`; drop all, release state |
+/// | `scheduled`              | queue it (`.immediate`: → `draining`, drain now) | (no drain runs)                  | → `freed`; drop all, release state |
+/// | `draining`               | queue it                                     | hand out the front, or → `idle`      | → `freedWhileDraining`; drop all   |
+/// | `freedWhileDraining`     | reject (`false`)                             | → `freed`; release state             | (once only)                        |
+/// | `freed`                  | reject (`false`)                             | (the late drain ends at once)        | (once only)                        |
+///
+/// A drain asked of the executor but not started (`scheduled`) owns nothing: if the store is
+/// freed first, the state and the mutations go at once, whether or not the executor ever runs
+/// that work (an executor may drop it). The work starts the drain only if it finds the machine
+/// still `scheduled` (``startScheduledDrain()``, `scheduled → draining`): on ``Executor/immediate``
+/// (where only an abandoned action's cancellation schedules a drain) a dispatching thread
+/// becomes the drain in its place, as it would from `idle`, and the late work does nothing.
 ///
 /// | ticket phase ↓ / event → | `decide` (proceed or cancel)          | `endInterception` (drain)            | `abandon` (last copy released)     |
 /// |--------------------------|---------------------------------------|--------------------------------------|------------------------------------|
 /// | `running`                | → `decided`                           | → `held`; the action waits by serial | (cannot happen: the drain holds it) |
 /// | `decided`                | second decision: stop                 | → `done`; go on, cancel, or drop     | (nothing waits)                    |
-/// | `held`                   | → `done`; resubmit, or ignore if freed | —                                    | resubmit cancelled, or ignore      |
+/// | `held`                   | → `done`; resubmit, or ignore if freed | —                                    | queue cancelled (idle: → `scheduled`, drain from elsewhere), or ignore |
 /// | `done`, `idle`           | second decision: stop                 | —                                    | (nothing waits)                    |
 ///
 /// A decision names its action by serial: a ``Proceed`` carries the serial it was made for, and
@@ -74,7 +82,10 @@ struct StoreStateMachine<State: FluxCore.State> {
   enum Phase: Equatable {
     /// No drain runs or is scheduled.
     case idle
-    /// A drain runs, or is scheduled on the executor; it takes every queued action.
+    /// A drain is asked for (of the executor, or of a worker thread) and has not started; it
+    /// will take every queued action.
+    case scheduled
+    /// A drain runs; it takes every queued action.
     case draining
     /// The store is gone, and a drain still runs: it releases the state as it ends.
     case freedWhileDraining
@@ -146,10 +157,12 @@ struct StoreStateMachine<State: FluxCore.State> {
   /// What releasing the last copy of an undecided held ``Proceed`` leads to.
   @usableFromInline
   enum Abandonment {
-    /// Nothing (the store is gone), or the cancellation joined the running drain's queue.
+    /// Nothing (the store is gone), or the cancellation joined the queue of the drain that runs
+    /// or is asked for.
     case done
-    /// No drain runs: submit the cancellation from elsewhere, never in the releasing stack.
-    case submitLater(Pending)
+    /// No drain ran: the cancellation is queued and the machine `scheduled`; start a drain from
+    /// elsewhere, never in the releasing stack.
+    case drainElsewhere
   }
 
   /// What is left to release once the store is freed, after the lock.
@@ -189,12 +202,13 @@ struct StoreStateMachine<State: FluxCore.State> {
   @usableFromInline
   unowned(unsafe) var owner: (any ProceedTarget)?
 
-  /// Whether a drain runs (or is scheduled).
+  /// Whether a drain runs (one asked for and not started does not: it has no fast commit to
+  /// adopt and owns nothing).
   @inlinable
   var isDrainRunning: Bool {
     switch phase {
     case .draining, .freedWhileDraining: true
-    case .idle, .freed: false
+    case .idle, .scheduled, .freed: false
     }
   }
 
@@ -214,7 +228,7 @@ struct StoreStateMachine<State: FluxCore.State> {
     switch phase {
     case .idle: queue.count == 0 && held.isEmpty
     case .freed: true
-    case .draining, .freedWhileDraining: false
+    case .scheduled, .draining, .freedWhileDraining: false
     }
   }
 
@@ -223,7 +237,7 @@ struct StoreStateMachine<State: FluxCore.State> {
   var isStoreFreed: Bool {
     switch phase {
     case .freed, .freedWhileDraining: true
-    case .idle, .draining: false
+    case .idle, .scheduled, .draining: false
     }
   }
 
@@ -253,16 +267,24 @@ struct StoreStateMachine<State: FluxCore.State> {
     switch phase {
     case .freed, .freedWhileDraining:
       return .rejected(pending)
-    case .draining:
+    case .scheduled where isImmediate:
+      // The dispatching thread drains, after what waits, rather than wait for the drain asked
+      // for: that one finds the machine no longer `scheduled` and does nothing.
+      queue.append(pending)
+      phase = .draining
+      handout = handOut(queue.popFirst().unsafelyUnwrapped)
+      return .drainNow
+    case .scheduled, .draining:
       queue.append(pending)
       return .queued
     case .idle:
-      phase = .draining
       if isImmediate {
+        phase = .draining
         if pipeline == nil && pending.pipeline == nil { return .commitNow(target.unsafelyUnwrapped) }
         handout = handOut(pending)
         return .drainNow
       }
+      phase = .scheduled
       queue.append(pending)
       return .scheduleDrain
     }
@@ -284,9 +306,19 @@ struct StoreStateMachine<State: FluxCore.State> {
     case .draining:
       phase = .idle
       return nil
-    case .idle, .freed:
+    case .idle, .scheduled, .freed:
       return nil  // only a drain asks, and a drain runs in the two phases above
     }
+  }
+
+  /// The work asked of the executor in ``Submission/scheduleDrain`` (or of a worker thread in
+  /// ``Abandonment/drainElsewhere``) runs: whether it is the drain now. It is not if the store
+  /// was freed meanwhile, or if a dispatching thread became the drain in its place.
+  @inlinable
+  mutating func startScheduledDrain() -> Bool {
+    guard case .scheduled = phase else { return false }
+    phase = .draining
+    return true
   }
 
   /// Gives a pending action its pipeline if it starts now, and a ticket if an interception is
@@ -385,11 +417,17 @@ struct StoreStateMachine<State: FluxCore.State> {
   mutating func abandon(serial: UInt64) -> Abandonment {
     guard var pending = held.removeValue(forKey: serial) else { return .done }
     pending.stage = Pending.cancelled
-    if case .draining = phase {
-      queue.append(pending)
-      return .done
+    queue.append(pending)
+    switch phase {
+    case .idle:
+      // The action stays in the machine, so the store is not settled until its cancel hooks ran.
+      phase = .scheduled
+      return .drainElsewhere
+    case .scheduled, .draining:
+      return .done  // the drain that runs, or will, takes it
+    case .freed, .freedWhileDraining:
+      preconditionFailure("Flux: a freed store held an action.")  // `storeFreed` emptied `held`
     }
-    return .submitLater(pending)
   }
 
   /// The store is freed: drop what waits, refuse what comes, release what nothing runs with.
@@ -401,7 +439,8 @@ struct StoreStateMachine<State: FluxCore.State> {
     held = [:]
     middlewares = []
     switch phase {
-    case .idle:
+    case .idle, .scheduled:
+      // No drain runs: the state and the mutations go now. A scheduled drain finds `freed`.
       phase = .freed
       leftovers.released = target.take()
     case .draining:

@@ -11,8 +11,9 @@
 public struct AnyMiddleware<State: FluxCore.State>: Middleware {
   @usableFromInline
   let interceptBody: @Sendable (State.Action, State, Proceed) -> Void
-  /// The type whose `intercept` `interceptBody` calls: the wrapped middleware's, or, for a
-  /// wrapped `AnyMiddleware`, the type it wraps.
+  /// The default interception `interceptBody` would run if the wrapped type kept it: that of
+  /// ``Middleware`` or of ``SharedMiddleware``, whichever the type was wrapped as, for that type
+  /// (for a wrapped `AnyMiddleware`, the type it wraps). See ``DefaultInterception``.
   @usableFromInline
   let interceptor: ObjectIdentifier
   @usableFromInline
@@ -34,7 +35,7 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
       self = wrapped
       return
     }
-    interceptor = ObjectIdentifier(Wrapped.self)
+    interceptor = ObjectIdentifier(DefaultInterception<Wrapped>.self)
     interceptBody = { middleware.intercept(action: $0, state: $1, proceed: $2) }
     willCommitBody = { middleware.willCommit(action: $0, state: $1) }
     didCommitBody = { middleware.didCommit(action: $0, state: $1) }
@@ -45,7 +46,7 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
   ///
   /// - Parameter middleware: The middleware to wrap.
   public init<Wrapped: SharedMiddleware>(_ middleware: Wrapped) {
-    interceptor = ObjectIdentifier(Wrapped.self)
+    interceptor = ObjectIdentifier(SharedDefaultInterception<Wrapped>.self)
     interceptBody = { middleware.intercept(action: $0, state: $1, proceed: $2) }
     willCommitBody = { middleware.willCommit(action: $0, state: $1) }
     didCommitBody = { middleware.didCommit(action: $0, state: $1) }
@@ -76,3 +77,17 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
     didCancelBody(action, state)
   }
 }
+
+/// Names the default `intercept` of ``Middleware`` for `Conformer`, as the key by which a store
+/// learns that a stage passes through (see ``MiddlewarePipeline``).
+///
+/// A type may conform to both middleware protocols, keep one protocol's default interception
+/// and write the other's: the key names the protocol as well as the type, so that the default
+/// of one, reached from the other's own interception, never marks that stage.
+@usableFromInline
+enum DefaultInterception<Conformer> {}
+
+/// Names the default `intercept` of ``SharedMiddleware`` for `Conformer`; see
+/// ``DefaultInterception``.
+@usableFromInline
+enum SharedDefaultInterception<Conformer> {}

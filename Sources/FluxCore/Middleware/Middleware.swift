@@ -73,7 +73,7 @@ extension Middleware {
   /// A store learns from the first action that a middleware keeps this implementation, and
   /// from then on lets its actions through without an interception.
   public func intercept(action: State.Action, state: State, proceed: Proceed) {
-    proceed.proceedByDefault(of: Self.self)
+    proceed.proceedByDefault(of: DefaultInterception<Self>.self)
   }
 
   /// Does nothing.

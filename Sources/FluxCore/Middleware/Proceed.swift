@@ -37,10 +37,11 @@ public struct Proceed: Sendable {
     decide(false)
   }
 
-  /// Proceeds, for the default `intercept` of `type`: the store may then let later actions
-  /// through `type`'s stage without an interception.
-  func proceedByDefault(of type: Any.Type) {
-    decide(true, byDefaultOf: ObjectIdentifier(type))
+  /// Proceeds, for the default `intercept` that `key` names (``DefaultInterception`` or
+  /// ``SharedDefaultInterception`` of a type): the store may then let later actions through
+  /// the stage of that key without an interception.
+  func proceedByDefault(of key: Any.Type) {
+    decide(true, byDefaultOf: ObjectIdentifier(key))
   }
 
   private func decide(_ goesOn: Bool, byDefaultOf type: ObjectIdentifier? = nil) {

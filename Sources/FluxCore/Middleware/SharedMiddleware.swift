@@ -57,7 +57,7 @@ extension SharedMiddleware {
   /// A store learns from the first action that a middleware keeps this implementation, and
   /// from then on lets its actions through without an interception.
   public func intercept(action: any Sendable, state: any State, proceed: Proceed) {
-    proceed.proceedByDefault(of: Self.self)
+    proceed.proceedByDefault(of: SharedDefaultInterception<Self>.self)
   }
 
   /// Does nothing.
