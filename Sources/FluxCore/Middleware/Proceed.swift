@@ -14,6 +14,13 @@
 /// the last copy without deciding cancels the action; its `didCancel` hooks then run later on
 /// the store's drain, never inside the code that released it. Deciding after the store was
 /// freed does nothing.
+///
+/// > Important: A decision made after the interception returned resumes the action from the
+/// > deciding call. When the store's executor runs work inline there (``Executor/immediate``,
+/// > or ``Executor/mainThread`` decided on the main queue) and nothing else is committing, the
+/// > following interceptions, the commit and the hooks run inside that call, before it
+/// > returns. So decide with none of your own locks held that those hooks take: take the
+/// > `Proceed` out under your lock, and decide after it.
 public struct Proceed: Sendable {
   @usableFromInline
   let ticket: ProceedTicket
