@@ -28,7 +28,8 @@
 /// > asks for with a warning, the subclass inherits the conformance.
 ///
 /// > Important: Commits of one store never overlap and run in dispatch order, on the store's
-/// > executor, whatever it is (a concurrent queue included). An action dispatched during a
+/// > executor, whatever it is (a concurrent queue included); an action that a middleware holds
+/// > back lets later ones pass, and is committed when it is let go. An action dispatched during a
 /// > commit of the same store is committed after that commit ends; on ``Executor/immediate``
 /// > still before the outer `dispatch` returns. When the store is freed, commits still waiting
 /// > are dropped: none runs. Neither queued work nor the global dispatcher keeps a store alive.

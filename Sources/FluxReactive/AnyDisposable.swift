@@ -9,35 +9,54 @@ import FluxCore
 /// ```
 ///
 /// > Important: Thread-safe: under concurrent ``dispose()`` calls the closure still runs once,
-/// > on the thread of the first call, and is released right after.
+/// > on the thread of the first call, and is released right after. A call made while the first
+/// > is still running the closure returns at once, without waiting for it: the closure may
+/// > dispose an observation whose observer, on another thread, disposes this same disposable,
+/// > and waiting there would deadlock. ``isDisposed`` turns `true` once the closure has
+/// > returned. To make every caller wait until disposal has taken effect, put the inner
+/// > disposables themselves in a ``DisposableScope``.
 public final class AnyDisposable: Disposable, @unchecked Sendable {
+  private enum Phase {
+    /// Not disposed; the closure to run, if any.
+    case live((@Sendable () -> Void)?)
+    /// The first ``dispose()`` is running the closure.
+    case disposing
+    case disposed
+  }
+
   private let lock = Lock()
-  // Guarded by `lock`: the closure still to run; `nil` once disposed.
-  private var action: (@Sendable () -> Void)?
   // Guarded by `lock`.
-  private var disposed = false
+  private var phase: Phase
 
   /// Creates a disposable that does nothing but record that it was disposed.
-  public init() {}
+  public init() {
+    phase = .live(nil)
+  }
 
   /// Creates a disposable that runs `dispose` when disposed.
   ///
   /// - Parameter dispose: Runs once, on the first ``dispose()``.
   public init(_ dispose: @escaping @Sendable () -> Void) {
-    self.action = dispose
+    phase = .live(dispose)
   }
 
-  /// Whether ``dispose()`` has been called.
+  /// Whether disposal has taken effect: ``dispose()`` was called and its closure has returned.
   public var isDisposed: Bool {
-    lock.withLock { disposed }
+    lock.withLock {
+      if case .disposed = phase { return true }
+      return false
+    }
   }
 
   /// Runs the closure if this is the first call; does nothing otherwise.
   public func dispose() {
-    let action: (@Sendable () -> Void)? = lock.withLock {
-      disposed = true
-      return self.action.take()
+    let action: (@Sendable () -> Void)?? = lock.withLock {
+      guard case .live(let action) = phase else { return nil }
+      phase = action == nil ? .disposed : .disposing
+      return .some(action)
     }
-    action?()
+    guard case .some(let action?) = action else { return }
+    action()
+    lock.withLock { phase = .disposed }
   }
 }

@@ -9,7 +9,9 @@
 ///
 /// > Important: ``dispose()`` is idempotent and may be called from any thread. Once it has
 /// > returned, the observation delivers nothing more; called from inside a delivery, the
-/// > disposed observer gets nothing more from that delivery either.
+/// > disposed observer gets nothing more from that delivery either. That holds for every
+/// > disposable Flux returns, and for a ``DisposableScope``; an ``AnyDisposable`` does what its
+/// > closure does, and a second call while its first still runs the closure returns at once.
 public protocol Disposable: Sendable {
   /// Whether ``dispose()`` has taken effect.
   var isDisposed: Bool { get }

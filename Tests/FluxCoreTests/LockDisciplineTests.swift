@@ -41,6 +41,70 @@ struct LockDisciplineTests {
   enum MutationsLeak {}
   enum ExecutorLeak {}
   enum MiddlewareNoLeak {}
+  enum FreedByDrain {}
+  enum CommitNow {}
+
+  /// Dispatches to a store's kept actions from its deinit, then signals.
+  final class DispatchesWhenFreed<Tag>: @unchecked Sendable {
+    // Set once, before the store is used.
+    nonisolated(unsafe) var actions: Actions<LogState<Tag>>?
+    let done: DispatchSemaphore
+
+    init(_ done: DispatchSemaphore) {
+      self.done = done
+    }
+
+    deinit {
+      actions?.dispatch(action: 9)
+      done.signal()
+    }
+  }
+
+  @Test("inv16: the state a late drain lets go of is released after the store's lock: its deinit may dispatch there")
+  func inv16_stateReleasedByTheDrainOutsideTheLock() {
+    let entered = DispatchSemaphore(value: 0)
+    let resume = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    var store: Store<LogState<FreedByDrain>>?
+    do {
+      let payload = DispatchesWhenFreed<FreedByDrain>(done)
+      let state = LogState<FreedByDrain> { [payload] action in
+        _ = payload
+        if action == 1 {
+          entered.signal()
+          resume.wait()
+        }
+      }
+      store = Store(state: state, mutations: .init(), executor: .queue(DispatchQueue(label: "drain")))
+      payload.actions = store?.actions
+    }
+    store?.actions.dispatch(action: 1)
+    entered.wait()
+    store = nil  // the running drain owns the state now
+    resume.signal()  // the drain ends and lets the state go
+    #expect(done.wait(timeout: .now() + 10) == .success, "the state's deinit ran under the store's lock")
+  }
+
+  @Test("inv16: a commit made by a dispatch that found the lane closed runs outside the store's lock")
+  func inv16_commitNowOutsideTheLock() {
+    let store = Store(state: LogState<CommitNow>(), mutations: .init(), executor: .immediate)
+    let actions = store.actions
+    store.computed.state.hook = { action in
+      if action < 1_000_000 { actions.dispatch(action: action + 1_000_000) }  // nested: waits for this commit
+    }
+    let stop = DeallocFlag()
+    Thread {
+      // Takes and releases the store's lock again and again: a dispatch meanwhile finds the
+      // lane closed, takes the lock, and commits as `commitNow`.
+      while !stop.isFreed { _ = store.isSettled }
+    }.start()
+    let finished = returnsInTime(seconds: 20) {
+      for action in 0..<20_000 { actions.dispatch(action: action) }
+    }
+    stop.markFreed()
+    #expect(finished, "a commit ran under the store's lock, and its nested dispatch waited for that lock")
+    #expect(waitUntil { store.computed.state.committed.values.count == 40_000 })
+  }
 
   // MARK: A core freed while the shared middleware list is broadcast
 

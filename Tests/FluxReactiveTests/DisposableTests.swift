@@ -25,6 +25,82 @@ struct DisposableTests {
     }
   }
 
+  @Test("inv6: a scope made from disposables keeps none that is disposed already")
+  func inv6_scopeInitKeepsNoDisposed() {
+    let done = AnyDisposable()
+    done.dispose()
+    let live = AnyDisposable()
+    let scope = DisposableScope([done, live] as [any Disposable])
+    #expect(scope.count == 1)
+    scope.dispose()
+    #expect(live.isDisposed)
+  }
+
+  @Test("inv6: an AnyDisposable is disposed once its closure has returned; a call meanwhile does not wait")
+  func inv6_anyDisposableTakesEffectWhenItsClosureReturns() {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let disposable = AnyDisposable {
+      entered.signal()
+      release.wait()
+    }
+    let first = DispatchSemaphore(value: 0)
+    Thread {
+      disposable.dispose()
+      first.signal()
+    }.start()
+    entered.wait()
+    #expect(!disposable.isDisposed, "the closure is still running")
+    disposable.dispose()  // returns at once: the first call runs the closure
+    #expect(!disposable.isDisposed)
+    release.signal()
+    first.wait()
+    #expect(disposable.isDisposed)
+  }
+
+  @Test("inv16: a scope disposes what it holds outside its lock: their closures may use the scope")
+  func inv16_scopeDisposesOutsideItsLock() {
+    let scope = DisposableScope()
+    let seen = LockedValue<Bool?>(nil)
+    scope += AnyDisposable {
+      let disposed = scope.isDisposed
+      seen.withLock { $0 = disposed }
+    }
+    #expect(finishOnThreads(1, within: 10) { _ in scope.dispose() }, "the scope's dispose deadlocked")
+    #expect(seen.current != nil)
+  }
+
+  @Test("inv16: a producer signal's observer is released after its gate's lock: its deinit may send to it")
+  func inv16_gatedObserverReleasedOutsideTheGateLock() {
+    /// Frees itself by having another thread send to the observation's gate, and waiting for
+    /// that send: under the gate's lock, that thread would never get the lock.
+    final class SendsWhenFreed: Sendable {
+      let producerSend: LockedValue<(@Sendable (Int) -> Void)?>
+      init(_ producerSend: LockedValue<(@Sendable (Int) -> Void)?>) { self.producerSend = producerSend }
+      deinit {
+        let send = producerSend.current
+        let sent = DispatchSemaphore(value: 0)
+        Thread {
+          send?(1)
+          sent.signal()
+        }.start()
+        sent.wait()
+      }
+    }
+    let producerSend = LockedValue<(@Sendable (Int) -> Void)?>(nil)
+    let signal = Signal<Int> { send in
+      producerSend.withLock { $0 = send }
+      return AnyDisposable()
+    }
+    let disposable: any Disposable
+    do {
+      let payload = SendsWhenFreed(producerSend)
+      disposable = signal.observe { [payload] _ in _ = payload }
+    }
+    #expect(
+      finishOnThreads(1, within: 10) { _ in disposable.dispose() }, "the observer was released under its gate's lock")
+  }
+
   @Test("inv6: a disposed observer is released at once, with what it captured")
   func inv6_disposedObserverReleasedAtOnce() {
     let sink = Sink<Int>()

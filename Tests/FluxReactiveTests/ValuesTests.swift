@@ -31,8 +31,8 @@ struct ValuesTests {
     #expect(received == Array(1...1_000))
   }
 
-  @Test("breaking the loop disposes the observation once the stream is gone")
-  func breakDisposes() async {
+  @Test("inv6: breaking the loop disposes the observation once the stream is gone")
+  func inv6_breakDisposes() async {
     let sink = Sink<Int>()
     do {
       let values = sink.signal.values
@@ -47,8 +47,8 @@ struct ValuesTests {
     #expect(variable.core.observerCount == 0)
   }
 
-  @Test("dropping a stream that was never iterated disposes the observation")
-  func droppedStreamDisposes() {
+  @Test("inv6: dropping a stream that was never iterated disposes the observation")
+  func inv6_droppedStreamDisposes() {
     let sink = Sink<Int>()
     do {
       let values = sink.signal.values
@@ -58,8 +58,8 @@ struct ValuesTests {
     #expect(sink.core.observerCount == 0)
   }
 
-  @Test("cancelling the iterating task disposes the observation")
-  func cancelDisposes() async {
+  @Test("inv6: cancelling the iterating task disposes the observation")
+  func inv6_cancelDisposes() async {
     let sink = Sink<Int>()
     let values = sink.signal.values
     let (seen, seenContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -75,8 +75,8 @@ struct ValuesTests {
     #expect(sink.core.observerCount == 0)
   }
 
-  @Test("a task cancelled before it iterates disposes the observation")
-  func cancelBeforeIterationDisposes() async {
+  @Test("inv6: a task cancelled before it iterates disposes the observation")
+  func inv6_cancelBeforeIterationDisposes() async {
     let variable = Variable(0)
     let values = variable.values
     // A stream that never yields: its loop ends only when the task is cancelled.
