@@ -16,7 +16,7 @@
 /// | `scheduled`              | queue it (`.immediate`: → `draining`, drain now) | (no drain runs)                  | → `freed`; drop all, release state |
 /// | `draining`               | queue it                                     | hand out the front, or → `idle`      | → `freedWhileDraining`; drop all   |
 /// | `freedWhileDraining`     | reject (`false`)                             | → `freed`; release state             | (once only)                        |
-/// | `freed`                  | reject (`false`)                             | (the late drain ends at once)        | (once only)                        |
+/// | `freed`                  | reject (`false`)                             | (no drain runs: a late one ends)     | (once only)                        |
 ///
 /// A drain asked of the executor but not started (`scheduled`) owns nothing: if the store is
 /// freed first, the state and the mutations go at once, whether or not the executor ever runs
