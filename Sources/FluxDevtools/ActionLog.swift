@@ -17,7 +17,8 @@ import Foundation
 ///
 /// Each line holds `store` (the label), `time` (when the action ended: ISO 8601, UTC,
 /// milliseconds), `outcome` (`committed` or `cancelled`), `durationNanoseconds` (from the
-/// start of the commit to its end, with the middleware hooks around it; absent when cancelled)
+/// log middleware's `willCommit` to its `didCommit`: the commit, and the hooks of other
+/// middleware that run between those two; absent when cancelled)
 /// and `action`, encoded by its `Encodable` conformance. ``Recording`` reads such a log back,
 /// ``Replay`` dispatches it again.
 ///

@@ -23,7 +23,8 @@ public struct Recording: Sendable {
     public let time: Date
     /// Whether the action was committed or cancelled.
     public let outcome: ActionOutcome
-    /// How long the commit took, with the hooks around it; `nil` for a cancelled action.
+    /// How long the commit took, with the hooks that ran between the log middleware's own; `nil`
+    /// for a cancelled action.
     public let durationNanoseconds: UInt64?
     /// The line itself, to decode the action from.
     let json: Data

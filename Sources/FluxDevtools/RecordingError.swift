@@ -4,7 +4,7 @@
 /// do {
 ///   let recording = try Recording(contentsOf: url)
 /// } catch {
-///   print(error)  // line 7 is cut short: the file ends in the middle of it
+///   print(error)  // line 7: the line is cut short: the log ends in the middle of it
 /// }
 /// ```
 public struct RecordingError: Error, Sendable, CustomStringConvertible {

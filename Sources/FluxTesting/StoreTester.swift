@@ -24,7 +24,9 @@ import FluxCore
 /// Swift Testing test, and through `XCTFail` otherwise.
 ///
 /// > Important: On `Executor.immediate` and on a ``ManualExecutor`` (which the tester runs
-/// > before each assertion) every assertion is deterministic and single-threaded. Without a
+/// > before each assertion about actions; ``expect(reading:equals:fileID:filePath:line:column:)``
+/// > reads the state as it is, without running it) every assertion is deterministic and
+/// > single-threaded. Without a
 /// > manual executor, an assertion that finds fewer actions than it expects waits for them (a
 /// > commit on another thread, a held action that a middleware lets go later), for at most
 /// > `timeout` seconds, then compares.
@@ -79,7 +81,8 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
   ///   - state: The state to test.
   ///   - mutations: Its mutations.
   ///   - executor: The executor the store commits on; the tester calls its
-  ///     ``ManualExecutor/runAll()`` before each assertion.
+  ///     ``ManualExecutor/runAll()`` before each assertion about actions (not before
+  ///     ``expect(reading:equals:fileID:filePath:line:column:)``, which reads the state as it is).
   ///   - middlewares: The store's own middleware, first given first; the tester's recorder
   ///     comes after them.
   public init(

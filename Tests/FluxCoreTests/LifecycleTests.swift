@@ -352,3 +352,19 @@ struct LifecycleTests {
     }
   }
 }
+
+extension LifecycleTests {
+  enum Gone {}
+
+  @Test("inv8: a freed store leaves nothing in the global dispatcher: its core goes, and no store is reached")
+  func inv8_registryLetsTheCoreGo() {
+    weak var weakCore: StoreCore<LogState<Gone>>?
+    do {
+      let store = Store(state: LogState<Gone>(), mutations: .init(), executor: .immediate)
+      weakCore = store.core
+      Store<LogState<Gone>>.actions.dispatch(action: 1)
+    }
+    #expect(weakCore == nil, "the global dispatcher kept the freed store's core")
+    #expect(!Store<LogState<Gone>>.actions.reachesAStore)
+  }
+}

@@ -178,7 +178,7 @@ struct LockDisciplineTests {
   // MARK: What a freed store's core lets go of
 
   @Test("inv15: mutations that hold their store's actions are freed with the store, core included")
-  func inv15_mutationsHoldingActionsLeak() {
+  func inv8_inv15_mutationsHoldingActionsLeak() {
     let (coreFreed, holderFreed) = storeHoldingItsActions(MutationsLeak.self) { holder in
       Store(state: CanaryState(), mutations: .init(holder), executor: .immediate)
     }
@@ -187,7 +187,7 @@ struct LockDisciplineTests {
   }
 
   @Test("inv15: a custom executor whose context holds its store's actions is freed with the store, core included")
-  func inv15_executorHoldingActionsLeak() {
+  func inv8_inv15_executorHoldingActionsLeak() {
     let (coreFreed, holderFreed) = storeHoldingItsActions(ExecutorLeak.self) { holder in
       Store(
         state: CanaryState(), mutations: .init(),

@@ -149,7 +149,7 @@ struct SnapshotCellTests {
   enum Freed {}
 
   @Test("inv8, inv15: a store freed during a global dispatch that walks it has its core freed when the dispatch ends")
-  func storeFreedDuringGlobalDispatch() {
+  func inv8_inv15_storeFreedDuringGlobalDispatch() {
     let victim = Box<Store<LogState<Freed>>?>(nil)
     weak var victimCore: StoreCore<LogState<Freed>>?
     let first = LogState<Freed>()

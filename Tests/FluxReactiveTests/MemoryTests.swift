@@ -84,3 +84,19 @@ struct ScheduledMemoryTests {
     kept?.dispose()
   }
 }
+
+extension MemoryTests {
+  @Test("inv8: a variable freed inside its own delivery frees its observers when that delivery ends")
+  func inv8_variableFreedInsideItsDeliveryFreesItsObservers() {
+    let flag = DeallocFlag()
+    let holder = LockedValue<Variable<Int>?>(Variable(0))
+    let signal = holder.current!.signal
+    let kept = signal.observe { [tracked = Tracked(flag)] _ in _ = tracked }
+    // Its replay is a delivery; the variable's last reference goes inside it.
+    let dropper = signal.observe { _ in _ = holder.takeValue() }
+    #expect(holder.current == nil)
+    #expect(flag.isFreed, "the freed variable's observers outlived it, held by its signal")
+    #expect(kept.isDisposed)
+    withExtendedLifetime((signal, kept, dropper)) {}
+  }
+}

@@ -77,3 +77,21 @@ struct ObserverStorageTests {
     #expect(disposable.isDisposed)
   }
 }
+
+extension ObserverStorageTests {
+  @Test("inv1: observers keep the order they were added in once disposals have compacted the storage")
+  func inv1_orderSurvivesCompaction() {
+    let sink = Sink<Int>()
+    let seen = Recorder<Int>()
+    var disposables: [any Disposable] = []
+    for index in 0..<60 {
+      disposables.append(sink.signal.observe { _ in seen.append(index) })
+    }
+    // Two of every three go, the newest kept: holes outnumber observers, so the storage compacts.
+    for index in 0..<60 where index % 3 != 2 { disposables[index].dispose() }
+    for index in 60..<65 { disposables.append(sink.signal.observe { _ in seen.append(index) }) }
+    sink.send(value: 1)
+    #expect(seen.values == Array(stride(from: 2, to: 60, by: 3)) + Array(60..<65))
+    withExtendedLifetime(disposables) {}
+  }
+}

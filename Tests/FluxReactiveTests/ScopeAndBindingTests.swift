@@ -139,3 +139,34 @@ struct ScopeAndBindingTests {
     disposable.dispose()
   }
 }
+
+extension ScopeAndBindingTests {
+  @Test("inv7: observe(duringScopeOf:) keeps the object alive through each call; it goes at the call's end")
+  func inv7_objectAliveThroughoutTheCall() {
+    let sink = Sink<Int>()
+    let flag = DeallocFlag()
+    let owner = Box<Target?>(Target(flag))
+    let freedDuringCall = Recorder<Bool>()
+    sink.signal.observe(duringScopeOf: owner.value!) { _ in
+      owner.value = nil  // the last other reference goes, as another thread may drop it
+      freedDuringCall.append(flag.isFreed)
+    }
+    sink.send(value: 1)
+    #expect(freedDuringCall.values == [false], "the object was freed while its observer ran")
+    #expect(flag.isFreed)
+    sink.send(value: 2)
+    #expect(freedDuringCall.values == [false])
+  }
+
+  @Test("inv7: binding a sink to a binder whose target is gone returns a disposed disposable and keeps no observer")
+  @MainActor
+  func inv7_bindingToFreedTargetWithoutReplay() {
+    let sink = Sink<Int>()
+    var target: Target? = Target()
+    let binder = Binder<Int>(target: target!) { target, value in target.count = value }
+    target = nil
+    let binding = sink.signal.bind(to: binder, on: .immediate)
+    #expect(binding.isDisposed)
+    #expect(sink.core.observerCount == 0)
+  }
+}
