@@ -121,7 +121,9 @@ public final class DisposableScope: Disposable, @unchecked Sendable {
 
   /// Disposes every kept disposable and every one added later. A second call, while the
   /// first still runs on another thread, disposes the same disposables, so it too returns only
-  /// once they are disposed; a call after that does nothing.
+  /// once they are disposed; a call after that does nothing. (An ``AnyDisposable`` whose
+  /// closure another thread is running returns at once, as its own docs say: keep the
+  /// disposables it wraps in the scope instead.)
   ///
   /// > Important: Like disposing one observation, this waits for a call of a kept observer
   /// > running on another thread. So two threads that dispose one scope at once, each from

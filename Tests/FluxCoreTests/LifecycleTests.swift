@@ -24,6 +24,8 @@ struct LifecycleTests {
   enum ScheduledCycle {}
   enum AbandonSettled {}
   enum AbandonImmediate {}
+  enum AbandonManual {}
+  enum AbandonMain {}
 
   /// Hands each Proceed to a thread that spins on a mailbox and decides at once, from that
   /// thread: the decision lands right as `intercept` returns.
@@ -250,6 +252,58 @@ struct LifecycleTests {
     // store's drain, and the dispatch hands its action over (rule 10). Waiting for the worker
     // instead, the dispatch would return before its commit every time.
     #expect(inline >= 150, "the dispatch committed before it returned \(inline) times in 200")
+  }
+
+  @Test("inv14: a dispatch made while an abandoned action waits for its worker gives the executor the drain at once")
+  func inv14_dispatchAfterAbandonmentReachesTheExecutor() {
+    var nothingPending = 0
+    var notCommittedByTheExecutor = 0
+    for _ in 0..<300 {
+      let manual = ManualExecutor()
+      let holder = SharedHolder<AbandonManual>(hold: { $0 == 1 })
+      let state = LogState<AbandonManual>()
+      let answers = Recorder<Bool>()
+      let store = Store(
+        state: state, mutations: .init(), executor: manual.executor, middlewares: [AnyMiddleware(holder)])
+      store.actions.dispatch(action: 1) { answers.append($0) }
+      manual.drain()  // 1 is held
+      _ = holder.take(1)  // abandoned: a worker thread is asked for its cancellation
+      store.actions.dispatch(action: 2)
+      if manual.pendingCount == 0 { nothingPending += 1 }
+      manual.drain()
+      if state.committed.values != [2] { notCommittedByTheExecutor += 1 }
+      #expect(
+        waitUntil {
+          manual.drain()
+          return answers.values == [false] && state.committed.values == [2]
+        })
+    }
+    #expect(nothingPending == 0, "the dispatch left the executor nothing to run, \(nothingPending) times in 300")
+    #expect(notCommittedByTheExecutor == 0)
+  }
+
+  @Test("inv14: on the main queue, a dispatch to a .mainThread store right after an abandonment: both actions end")
+  func inv14_mainThreadDispatchAfterAbandonment() async {
+    for _ in 0..<100 {
+      let holder = SharedHolder<AbandonMain>(hold: { $0 == 1 })
+      let state = LogState<AbandonMain>()
+      let answers = Recorder<Bool>()
+      let store = Store(
+        state: state, mutations: .init(), executor: .mainThread, middlewares: [AnyMiddleware(holder)])
+      let abandoned: Bool = await onMainQueue {
+        store.actions.dispatch(action: 1) { answers.append($0) }
+        // Nil if another test's `.mainThread` work was pending: 1 waits its turn.
+        guard holder.take(1) != nil else { return false }  // abandoned: its last copy goes here
+        store.actions.dispatch(action: 2)  // inline, unless the worker asked for the drain first
+        return true
+      }
+      if !abandoned {
+        store.actions.dispatch(action: 2)
+        #expect(await eventually { holder.take(1) != nil })
+      }
+      let done = await eventually { state.committed.values == [2] && answers.values == [false] }
+      #expect(done, "committed \(state.committed.values), answers \(answers.values)")
+    }
   }
 
   @Test("inv14: a held action resumes in the pipeline it started with, when shared middleware is added")

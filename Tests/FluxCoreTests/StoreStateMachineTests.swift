@@ -283,8 +283,31 @@ struct StoreStateMachineTests {
       return
     }
     #expect(idle.queue.storage[idle.queue.head]?.stage == Machine.Pending.cancelled)
-    #expect(idle.phase == .scheduled)
+    #expect(idle.phase == .awaitingWorker)
     #expect(!idle.isSettled, "the cancellation is under way until its drain has run")
+    let asks = idle.workerAsksExecutor()
+    #expect(asks && idle.phase == .scheduled, "the worker asks the executor")
+    let asksAgain = idle.workerAsksExecutor()
+    #expect(!asksAgain)
+  }
+
+  @Test("inv14: a dispatch that finds the worker not yet there asks the executor itself; the worker then does nothing")
+  func inv14_dispatchAsksTheExecutorBeforeTheWorker() {
+    var machine = machine(middlewares: 1)
+    let kept = hold(&machine, 1)
+    finishDrain(&machine)
+    guard case .drainElsewhere = machine.abandon(serial: kept.serial) else {
+      Issue.record("expected a drain asked of a worker")
+      return
+    }
+    var handout: Machine.Handout?
+    guard case .scheduleDrain = machine.dispatch(pending(2), into: &handout) else {
+      Issue.record("the dispatch did not ask the executor")
+      return
+    }
+    #expect(machine.phase == .scheduled && machine.queue.count == 2)
+    let workerAsks = machine.workerAsksExecutor()
+    #expect(!workerAsks, "the executor was asked already")
   }
 
   @Test("inv10: on .immediate, a dispatch that finds a drain asked for becomes the drain, after what waits")

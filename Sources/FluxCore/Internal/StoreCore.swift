@@ -331,10 +331,17 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     let retired = unlockMachine()
     withExtendedLifetime(retired) {}
     guard case .drainElsewhere = abandonment else { return }
-    // Whoever released the last copy may hold locks of their own that the cancel hooks take:
-    // the drain starts from a worker thread instead, on the store's executor. Held weakly: if
-    // the store goes first, it drops the cancellation and its waiter learns `false`.
-    DispatchQueue.global().async { [weak self] in self?.scheduleDrain() }
+    // Whoever released the last copy may hold locks of their own that the cancel hooks take,
+    // and the executor may run work inline: a worker thread asks it instead, unless a dispatch
+    // did meanwhile. Held weakly: if the store goes first, it drops the cancellation and its
+    // waiter learns `false`.
+    DispatchQueue.global().async { [weak self] in
+      guard let self else { return }
+      lockMachine()
+      let asks = machine.workerAsksExecutor()
+      withExtendedLifetime(unlockMachine()) {}
+      if asks { scheduleDrain() }
+    }
   }
 
   // MARK: Lifecycle

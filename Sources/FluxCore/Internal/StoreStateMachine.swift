@@ -13,23 +13,29 @@
 /// | store phase ↓ / event →  | `dispatch`                                   | `next` (drain asks)                  | `storeFreed`                       |
 /// |--------------------------|----------------------------------------------|--------------------------------------|------------------------------------|
 /// | `idle`                   | `.immediate`: → `draining`, drain now; else → `scheduled`, schedule | (no drain runs) | → `freed`; drop all, release state |
+/// | `awaitingWorker`         | `.immediate`: → `draining`, drain now; else → `scheduled`, schedule | (no drain runs) | → `freed`; drop all, release state |
 /// | `scheduled`              | queue it (`.immediate`: → `draining`, drain now) | (no drain runs)                  | → `freed`; drop all, release state |
 /// | `draining`               | queue it                                     | hand out the front, or → `idle`      | → `freedWhileDraining`; drop all   |
 /// | `freedWhileDraining`     | reject (`false`)                             | → `freed`; release state             | (once only)                        |
 /// | `freed`                  | reject (`false`)                             | (no drain runs: a late one ends)     | (once only)                        |
 ///
-/// A drain asked of the executor but not started (`scheduled`) owns nothing: if the store is
-/// freed first, the state and the mutations go at once, whether or not the executor ever runs
-/// that work (an executor may drop it). The work starts the drain only if it finds the machine
-/// still `scheduled` (``startScheduledDrain()``, `scheduled → draining`): on ``Executor/immediate``
-/// (where only an abandoned action's cancellation schedules a drain) a dispatching thread
-/// becomes the drain in its place, as it would from `idle`, and the late work does nothing.
+/// A drain asked for but not started (`awaitingWorker`, `scheduled`) owns nothing: if the store
+/// is freed first, the state and the mutations go at once, whether or not the work asked for
+/// ever runs (an executor may drop it). The work starts the drain only if it finds the machine
+/// still waiting for it (``startScheduledDrain()``, `→ draining`). An abandoned action's
+/// cancellation asks a worker thread, which asks the executor (`awaitingWorker → scheduled`,
+/// ``workerAsksExecutor()``), because the executor may run work inline, in the code that
+/// released the last copy of the ``Proceed``. A dispatch meanwhile does not wait for that
+/// worker: on ``Executor/immediate`` it becomes the drain, as it would from `idle`; on other
+/// executors it asks the executor itself, as from `idle` (so a manual executor has the work at
+/// once, and `.mainThread` on the main queue drains inline). The late worker or work then does
+/// nothing.
 ///
 /// | ticket phase ↓ / event → | `decide` (proceed or cancel)          | `endInterception` (drain)            | `abandon` (last copy released)     |
 /// |--------------------------|---------------------------------------|--------------------------------------|------------------------------------|
 /// | `running`                | → `decided`                           | → `held`; the action waits by serial | (cannot happen: the drain holds it) |
 /// | `decided`                | second decision: stop                 | → `done`; go on, cancel, or drop     | (nothing waits)                    |
-/// | `held`                   | → `done`; resubmit, or ignore if freed | —                                    | queue cancelled (idle: → `scheduled`, drain from elsewhere), or ignore |
+/// | `held`                   | → `done`; resubmit, or ignore if freed | —                                    | queue cancelled (idle: → `awaitingWorker`, drain from elsewhere), or ignore |
 /// | `done`, `idle`           | second decision: stop                 | —                                    | (nothing waits)                    |
 ///
 /// A decision names its action by serial: a ``Proceed`` carries the serial it was made for, and
@@ -82,8 +88,10 @@ struct StoreStateMachine<State: FluxCore.State> {
   enum Phase: Equatable {
     /// No drain runs or is scheduled.
     case idle
-    /// A drain is asked for (of the executor, or of a worker thread) and has not started; it
-    /// will take every queued action.
+    /// A worker thread is asked to ask the executor for a drain (after an abandonment); it will
+    /// take every queued action.
+    case awaitingWorker
+    /// A drain is asked of the executor and has not started; it will take every queued action.
     case scheduled
     /// A drain runs; it takes every queued action.
     case draining
@@ -160,8 +168,8 @@ struct StoreStateMachine<State: FluxCore.State> {
     /// Nothing (the store is gone), or the cancellation joined the queue of the drain that runs
     /// or is asked for.
     case done
-    /// No drain ran: the cancellation is queued and the machine `scheduled`; start a drain from
-    /// elsewhere, never in the releasing stack.
+    /// No drain ran: the cancellation is queued and the machine `awaitingWorker`; ask for a
+    /// drain from a worker thread, never in the releasing stack.
     case drainElsewhere
   }
 
@@ -208,7 +216,7 @@ struct StoreStateMachine<State: FluxCore.State> {
   var isDrainRunning: Bool {
     switch phase {
     case .draining, .freedWhileDraining: true
-    case .idle, .scheduled, .freed: false
+    case .idle, .awaitingWorker, .scheduled, .freed: false
     }
   }
 
@@ -228,7 +236,7 @@ struct StoreStateMachine<State: FluxCore.State> {
     switch phase {
     case .idle: queue.count == 0 && held.isEmpty
     case .freed: true
-    case .scheduled, .draining, .freedWhileDraining: false
+    case .awaitingWorker, .scheduled, .draining, .freedWhileDraining: false
     }
   }
 
@@ -237,7 +245,7 @@ struct StoreStateMachine<State: FluxCore.State> {
   var isStoreFreed: Bool {
     switch phase {
     case .freed, .freedWhileDraining: true
-    case .idle, .scheduled, .draining: false
+    case .idle, .awaitingWorker, .scheduled, .draining: false
     }
   }
 
@@ -267,13 +275,18 @@ struct StoreStateMachine<State: FluxCore.State> {
     switch phase {
     case .freed, .freedWhileDraining:
       return .rejected(pending)
-    case .scheduled where isImmediate:
+    case .scheduled where isImmediate, .awaitingWorker where isImmediate:
       // The dispatching thread drains, after what waits, rather than wait for the drain asked
-      // for: that one finds the machine no longer `scheduled` and does nothing.
+      // for: that one finds the machine no longer waiting for it and does nothing.
       queue.append(pending)
       phase = .draining
       handout = handOut(queue.popFirst().unsafelyUnwrapped)
       return .drainNow
+    case .awaitingWorker:
+      // Asks the executor now rather than wait for the worker, which then does nothing.
+      phase = .scheduled
+      queue.append(pending)
+      return .scheduleDrain
     case .scheduled, .draining:
       queue.append(pending)
       return .queued
@@ -306,18 +319,32 @@ struct StoreStateMachine<State: FluxCore.State> {
     case .draining:
       phase = .idle
       return nil
-    case .idle, .scheduled, .freed:
+    case .idle, .awaitingWorker, .scheduled, .freed:
       return nil  // only a drain asks, and a drain runs in the two phases above
     }
   }
 
-  /// The work asked of the executor in ``Submission/scheduleDrain`` (or of a worker thread in
-  /// ``Abandonment/drainElsewhere``) runs: whether it is the drain now. It is not if the store
-  /// was freed meanwhile, or if a dispatching thread became the drain in its place.
+  /// The work asked of the executor in ``Submission/scheduleDrain`` runs: whether it is the
+  /// drain now. It is not if the store was freed meanwhile, or if a dispatching thread became
+  /// the drain in its place. (Work left from such a takeover may start a later drain that
+  /// waits: one drain still runs at a time.)
   @inlinable
   mutating func startScheduledDrain() -> Bool {
-    guard case .scheduled = phase else { return false }
-    phase = .draining
+    switch phase {
+    case .scheduled, .awaitingWorker:
+      phase = .draining
+      return true
+    case .idle, .draining, .freedWhileDraining, .freed:
+      return false
+    }
+  }
+
+  /// The worker thread asked for in ``Abandonment/drainElsewhere`` runs: whether it must ask
+  /// the executor for the drain (`awaitingWorker → scheduled`). It must not if a dispatch asked
+  /// already, became the drain, or the store was freed.
+  mutating func workerAsksExecutor() -> Bool {
+    guard case .awaitingWorker = phase else { return false }
+    phase = .scheduled
     return true
   }
 
@@ -421,9 +448,9 @@ struct StoreStateMachine<State: FluxCore.State> {
     switch phase {
     case .idle:
       // The action stays in the machine, so the store is not settled until its cancel hooks ran.
-      phase = .scheduled
+      phase = .awaitingWorker
       return .drainElsewhere
-    case .scheduled, .draining:
+    case .awaitingWorker, .scheduled, .draining:
       return .done  // the drain that runs, or will, takes it
     case .freed, .freedWhileDraining:
       preconditionFailure("Flux: a freed store held an action.")  // `storeFreed` emptied `held`
@@ -439,7 +466,7 @@ struct StoreStateMachine<State: FluxCore.State> {
     held = [:]
     middlewares = []
     switch phase {
-    case .idle, .scheduled:
+    case .idle, .awaitingWorker, .scheduled:
       // No drain runs: the state and the mutations go now. A scheduled drain finds `freed`.
       phase = .freed
       leftovers.released = target.take()
