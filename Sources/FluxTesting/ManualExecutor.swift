@@ -18,7 +18,10 @@ import FluxCore
 ///
 /// > Important: Thread-safe: work may be submitted from any thread, and runs on the thread
 /// > that calls ``runNext()`` or ``runAll()``. Work that is never run never runs: a store on
-/// > this executor then keeps its actions waiting, in order, without error.
+/// > this executor then keeps its actions waiting, in order, without error. One piece of work
+/// > comes from another thread: when a middleware lets go of an action's ``Proceed`` without
+/// > deciding, a worker thread submits the drain that cancels it, a moment later (unless a
+/// > dispatch to the store submits one first).
 public final class ManualExecutor: @unchecked Sendable {
   // `queue` is guarded by `lock`; the lock is never held while work runs, nor while work is
   // released (the queue hands each piece out, or all of them, before letting go of its slot).
