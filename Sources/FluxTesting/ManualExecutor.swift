@@ -19,7 +19,7 @@ import FluxCore
 /// > Important: Thread-safe: work may be submitted from any thread, and runs on the thread
 /// > that calls ``runNext()`` or ``runAll()``. Work that is never run never runs: a store on
 /// > this executor then keeps its actions waiting, in order, without error. One piece of work
-/// > comes from another thread: when a middleware lets go of an action's ``Proceed`` without
+/// > comes from another thread: when a middleware lets go of an action's `Proceed` without
 /// > deciding, a worker thread submits the drain that cancels it, a moment later (unless a
 /// > dispatch to the store submits one first).
 public final class ManualExecutor: @unchecked Sendable {
