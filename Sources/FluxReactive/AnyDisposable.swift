@@ -50,12 +50,12 @@ public final class AnyDisposable: Disposable, @unchecked Sendable {
 
   /// Runs the closure if this is the first call; does nothing otherwise.
   public func dispose() {
-    let action: (@Sendable () -> Void)?? = lock.withLock {
+    let action: (@Sendable () -> Void)? = lock.withLock {
       guard case .live(let action) = phase else { return nil }
       phase = action == nil ? .disposed : .disposing
-      return .some(action)
+      return action
     }
-    guard case .some(let action?) = action else { return }
+    guard let action else { return }
     action()
     lock.withLock { phase = .disposed }
   }
