@@ -326,17 +326,13 @@ struct StoreStateMachine<State: FluxCore.State> {
 
   /// The work asked of the executor in ``Submission/scheduleDrain`` runs: whether it is the
   /// drain now. It is not if the store was freed meanwhile, or if a dispatching thread became
-  /// the drain in its place. (Work left from such a takeover may start a later drain that
-  /// waits: one drain still runs at a time.)
+  /// the drain in its place (on ``Executor/immediate``, which runs that work inline, so no such
+  /// work is left over for a later `scheduled` phase).
   @inlinable
   mutating func startScheduledDrain() -> Bool {
-    switch phase {
-    case .scheduled, .awaitingWorker:
-      phase = .draining
-      return true
-    case .idle, .draining, .freedWhileDraining, .freed:
-      return false
-    }
+    guard case .scheduled = phase else { return false }
+    phase = .draining
+    return true
   }
 
   /// The worker thread asked for in ``Abandonment/drainElsewhere`` runs: whether it must ask
