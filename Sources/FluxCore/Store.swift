@@ -91,6 +91,14 @@ open class Store<State: FluxCore.State>: @unchecked Sendable {
   ///
   /// Each store commits the action on its own executor, under its own ordering rules. A store
   /// created while a global dispatch runs receives all of that action or none of it.
+  ///
+  /// A global dispatch hands the action to the stores one after another. If a commit that runs
+  /// inline during that walk (on `.immediate`, say) dispatches globally to the same state type,
+  /// the inner action reaches every store first, and the outer walk then goes on: the stores
+  /// it had already reached commit the outer action first, the others the inner one. Each store
+  /// still commits in the order actions reached it. For one order everywhere, give the store
+  /// whose mutation dispatches globally an executor that commits later (`.queue`): its commit
+  /// then runs after the walk has reached every store.
   @inlinable
   public static var actions: Actions<State> {
     Actions(registry: StoreRegistry<State>.shared)
