@@ -47,7 +47,8 @@ struct ObserverStorageTests {
     let sink = Sink<Int>()
     let seen = Box<[String]>([])
     let added = Box<(any Disposable)?>(nil)
-    sink.signal.observe { value in
+    // Captures the sink: disposed at the end, so that the test leaves no cycle behind.
+    let first = sink.signal.observe { value in
       seen.value.append("a \(value)")
       guard value == 1 else { return }
       added.value = sink.signal.observe { value in
@@ -64,6 +65,7 @@ struct ObserverStorageTests {
     }
     sink.send(value: 1)
     #expect(seen.value == ["a 1", "c 1", "a 2", "b 2", "a 3"])
+    first.dispose()
   }
 
   @Test("inv6: a disposable outliving its sink reports disposed and disposes harmlessly")
