@@ -70,8 +70,11 @@ public final class Variable<Value> {
   /// change the value only through its argument. Reading, setting or
   /// observing this variable inside `body` is a precondition failure. Do not set another
   /// variable or send from `body` either: that delivery may wait for one on another thread
-  /// whose observer reads this variable, and waits for `body` (a deadlock). Compute inside,
-  /// send after `modify` returns.
+  /// whose observer reads this variable, and waits for `body` (a deadlock). Nor read another
+  /// variable from `body` whose own `modify` body, on another thread, may read this one: each
+  /// read waits for the other body (a deadlock), unless both values are one word or less with
+  /// no references, on Linux. Read what you need before `modify`. Compute inside, send after
+  /// `modify` returns.
   /// If `body` throws, the value keeps what `body` left in it and nothing is delivered.
   ///
   /// - Parameter body: Changes the value in place.

@@ -58,6 +58,57 @@ struct DisposableTests {
     #expect(disposable.isDisposed)
   }
 
+  @Test("inv6: a gated observation is disposed once no call can start; a scope holding it meanwhile waits")
+  func inv6_gatedObservationTakesEffectBeforeItReportsDisposed() throws {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let producerSend = LockedValue<(@Sendable (Int) -> Void)?>(nil)
+    let signal = Signal<Int> { send in
+      producerSend.withLock { $0 = send }
+      return AnyDisposable()
+    }
+    let scopeReturned = LockedValue(false)
+    let lateCalls = Counter()
+    let observation = signal.observe { value in
+      if scopeReturned.current { lateCalls.increment() }
+      if value == 0 {
+        entered.signal()
+        release.wait()
+      }
+    }
+    let gated = try #require(observation as? GatedObservation<Int>)
+    let producerDone = DispatchSemaphore(value: 0)
+    Thread {
+      let send = producerSend.current!
+      for value in 0...1_000 { send(value) }
+      producerDone.signal()
+    }.start()
+    entered.wait()
+    // A first dispose() waits for the call in flight.
+    let firstDisposed = DispatchSemaphore(value: 0)
+    Thread {
+      observation.dispose()
+      firstDisposed.signal()
+    }.start()
+    #expect(waitUntil { gated.isDisposedWithoutWaiting != false }, "the first dispose() never began")
+    #expect(!observation.isDisposed, "a call is still running, and more may start")
+    // A scope given the observation now must not drop it as disposed: its dispose() waits too.
+    let scopeDisposed = DispatchSemaphore(value: 0)
+    Thread {
+      let scope = DisposableScope()
+      scope += observation
+      scope.dispose()
+      scopeReturned.withLock { $0 = true }
+      scopeDisposed.signal()
+    }.start()
+    release.signal()
+    scopeDisposed.wait()
+    firstDisposed.wait()
+    producerDone.wait()
+    #expect(observation.isDisposed)
+    #expect(lateCalls.value == 0, "calls started after the scope's dispose() returned")
+  }
+
   @Test("inv16: a scope disposes what it holds outside its lock: their closures may use the scope")
   func inv16_scopeDisposesOutsideItsLock() {
     let scope = DisposableScope()

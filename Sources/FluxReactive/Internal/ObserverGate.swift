@@ -76,8 +76,16 @@ final class GatedObservation<Value>: PromptlyDisposedQuery, @unchecked Sendable 
   // Constant.
   private let stop: any Disposable
   private let lock = Lock()
+  /// Where disposal is: like ``LateDisposable``, "disposing" while the first `dispose()` still
+  /// waits for a call in flight, so that the observation does not report itself disposed (and
+  /// a ``DisposableScope`` does not drop it) before no call can start any more.
+  private enum Phase {
+    case live
+    case disposing
+    case disposed
+  }
   // Guarded by `lock`.
-  private var disposed = false
+  private var phase = Phase.live
 
   init(gate: ObserverGate<Value>, stop: any Disposable) {
     self.gate = gate
@@ -103,22 +111,33 @@ final class GatedObservation<Value>: PromptlyDisposedQuery, @unchecked Sendable 
   /// a ``DisposableScope`` that dropped this observation then would never close its gate.
   @usableFromInline
   var isDisposed: Bool {
-    lock.withLock { disposed } || (gate == nil && stop.isDisposed)
+    switch lock.withLock({ phase }) {
+    case .disposed: true
+    case .disposing: false  // the first `dispose()` still waits for a call in flight
+    case .live: gate == nil && stop.isDisposed
+    }
   }
 
   var isDisposedWithoutWaiting: Bool? {
-    if lock.withLock({ disposed }) { return true }
-    guard gate == nil else { return false }
-    return stop.isSurelyDisposed ? true : nil
+    switch lock.withLock({ phase }) {
+    case .disposed: return true
+    case .disposing: return nil
+    case .live:
+      guard gate == nil else { return false }
+      return stop.isSurelyDisposed ? true : nil
+    }
   }
 
   @usableFromInline
   func dispose() {
     let first = lock.withLock {
-      defer { disposed = true }
-      return !disposed
+      guard case .live = phase else { return false }
+      phase = .disposing
+      return true
     }
     gate?.close()  // every caller waits for a call in flight
-    if first { stop.dispose() }
+    guard first else { return }
+    stop.dispose()
+    lock.withLock { phase = .disposed }
   }
 }
