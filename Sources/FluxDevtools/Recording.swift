@@ -52,10 +52,18 @@ public struct Recording: Sendable {
   /// - Parameter text: JSON Lines, as an ``ActionLog`` writes them.
   /// - Throws: A ``RecordingError`` naming the first bad line.
   public init(jsonLines text: String) throws(RecordingError) {
+    try self.init(bytes: text.utf8)
+  }
+
+  /// Reads the action log in `bytes`, line by line.
+  ///
+  /// Split on the bytes, not the characters: "\r\n" is one `Character`, and a log whose lines
+  /// end in it (written on Windows, or checked out with automatic line ends) is still a log. Nor
+  /// is the whole log decoded as text first: a log cut short in the middle of a multi-byte
+  /// character is a log cut short in the middle of its last line, not a file that is not text.
+  private init<Bytes: BidirectionalCollection<UInt8>>(bytes: Bytes) throws(RecordingError) {
     var entries: [Entry] = []
-    // Split on the bytes, not the characters: "\r\n" is one `Character`, and a log whose lines
-    // end in it (written on Windows, or checked out with automatic line ends) is still a log.
-    let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+    let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
     for (index, line) in lines.enumerated() {
       let content = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
       guard !content.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") })
@@ -77,10 +85,7 @@ public struct Recording: Sendable {
     } catch {
       throw RecordingError(line: nil, "cannot read \(url.path): \(error.localizedDescription)")
     }
-    guard let text = String(data: data, encoding: .utf8) else {
-      throw RecordingError(line: nil, "\(url.path) is not UTF-8 text")
-    }
-    try self.init(jsonLines: text)
+    try self.init(bytes: data)
   }
 
   private static func entry(_ json: Data, number: Int, isCutShort: Bool) throws(RecordingError) -> Entry {
@@ -93,6 +98,9 @@ public struct Recording: Sendable {
       }
       if isCutShort, (try? JSONSerialization.jsonObject(with: json)) == nil {
         throw RecordingError(line: number, "the line is cut short: the log ends in the middle of it")
+      }
+      if String(data: json, encoding: .utf8) == nil {
+        throw RecordingError(line: number, "the line is not UTF-8 text")
       }
       throw RecordingError(line: number, "not an action of the log (\(RecordingError.describe(error)))")
     }

@@ -25,6 +25,12 @@ import FluxCore
 /// replay.route(CounterState.self) { label in counters[label]?.actions }
 /// ```
 ///
+/// > Important: The log holds every action its stores committed, follow-ups included: an action
+/// > that a mutation, a middleware or an observer dispatched in response to another is a line
+/// > of its own, and the replay dispatches it too. Replay into stores that dispatch no
+/// > follow-ups of their own (give them none of the middleware or observers that do), or each
+/// > follow-up is committed twice: once dispatched by the replayed store, once by the replay.
+///
 /// > Important: Not `Sendable`: make it, route it and run it in one isolation (a test, or the
 /// > main actor). The resolving functions run there, in that isolation.
 public final class Replay {

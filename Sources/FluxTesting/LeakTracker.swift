@@ -1,3 +1,4 @@
+import Dispatch
 import FluxCore
 
 /// Keeps weak references to the objects a test tracks, and fails the test for each one that is
@@ -19,9 +20,13 @@ import FluxCore
 ///
 /// A failure names the object's type and the line where it was tracked.
 ///
-/// > Important: The check runs once, right after the body returns. An object that work still
-/// > waiting on a queue or in a task keeps alive counts as a leak: let that work finish (or
-/// > drop it) inside the body.
+/// > Important: The check runs right after the body returns. An object still alive then gets
+/// > up to half a second to go: work that has just ended on another thread may hold it a
+/// > moment longer (a drain on the main queue or a dispatch queue goes on for a moment after
+/// > `dispatchAndWait` has learnt of its commit, and holds the store's state until it ends).
+/// > A synchronous body that ends on the main queue gets no such moment: waiting there would
+/// > keep main-queue work from running. An object that work still waiting on a queue or in a
+/// > task keeps alive counts as a leak: let that work finish (or drop it) inside the body.
 public final class LeakTracker: @unchecked Sendable {
   private struct Entry {
     weak var object: AnyObject?
@@ -60,19 +65,56 @@ public final class LeakTracker: @unchecked Sendable {
     return object
   }
 
-  /// Fails the test once for each tracked object still alive.
+  /// How long, in nanoseconds, an object still alive when the body returns may take to go.
+  static let grace: UInt64 = 500_000_000
+
+  /// Fails the test once for each tracked object still alive, after the grace period; without
+  /// it on the main queue, where waiting would keep the work that holds the object from ending.
   func verify() {
+    var alive = takeAlive()
+    if !alive.isEmpty, !MainQueue.shared.isOnMainQueue {
+      let deadline = DispatchTime.now().uptimeNanoseconds + Self.grace
+      let pause = DispatchSemaphore(value: 0)
+      while !alive.isEmpty, DispatchTime.now().uptimeNanoseconds < deadline {
+        _ = pause.wait(timeout: .now() + .milliseconds(1))
+        alive = Self.stillAlive(alive)
+      }
+    }
+    report(alive)
+  }
+
+  /// Fails the test once for each tracked object still alive after the grace period, waiting
+  /// by suspending, in the caller's isolation: the main actor lets the main queue run meanwhile.
+  func verify(isolation: isolated (any Actor)? = #isolation) async {
+    var alive = takeAlive()
+    let deadline = DispatchTime.now().uptimeNanoseconds + Self.grace
+    while !alive.isEmpty, DispatchTime.now().uptimeNanoseconds < deadline {
+      try? await Task.sleep(nanoseconds: 1_000_000)
+      alive = Self.stillAlive(alive)
+    }
+    report(alive)
+  }
+
+  /// Takes every entry, and keeps those whose object is alive.
+  private func takeAlive() -> [Entry] {
     let tracked = lock.withLock {
       defer { entries = [] }
       return entries
     }
-    // Looked at after the lock: reading a weak reference holds the object for a moment, and
-    // if another thread lets go of it then, its deinit (the user's code) runs here.
-    let alive = tracked.filter { $0.object != nil }.map { ($0.type, $0.site) }
-    for (type, site) in alive {
+    return Self.stillAlive(tracked)
+  }
+
+  /// Looked at after the lock: reading a weak reference holds the object for a moment, and if
+  /// another thread lets go of it then, its deinit (the user's code) runs here.
+  private static func stillAlive(_ entries: [Entry]) -> [Entry] {
+    entries.filter { $0.object != nil }
+  }
+
+  private func report(_ alive: [Entry]) {
+    for entry in alive {
       fail(
-        "\(type), tracked at \(site.description), outlived the test: something still holds it", at: site,
-        harness: harness)
+        "\(entry.type), tracked at \(entry.site.description), outlived the test: something still holds it",
+        at: entry.site, harness: harness)
     }
   }
 }
@@ -116,6 +158,13 @@ public func withLeakTracking<Result>(
   _ body: (LeakTracker) async throws -> Result
 ) async rethrows -> Result {
   let tracker = LeakTracker()
-  defer { tracker.verify() }
-  return try await body(tracker)
+  let result: Result
+  do {
+    result = try await body(tracker)
+  } catch {
+    await tracker.verify()
+    throw error
+  }
+  await tracker.verify()
+  return result
 }

@@ -2,10 +2,15 @@ import FluxCore
 
 /// An executor whose work waits until the test runs it.
 ///
-/// A store on ``executor`` commits nothing by itself: each action waits in this executor's
-/// queue until the test calls ``runNext()`` or ``runAll()``, on the test's own thread. A test of
-/// a store meant for `Executor.mainThread` or a dispatch queue becomes deterministic
-/// and single-threaded, and can look at the state between two steps.
+/// A store on ``executor`` commits nothing by itself: its actions wait until the test calls
+/// ``runNext()`` or ``runAll()``, and are committed on the test's own thread. A test of a store
+/// meant for `Executor.mainThread` or a dispatch queue becomes deterministic and
+/// single-threaded, and can look at the state between two steps.
+///
+/// A store asks for one piece of work at a time, a drain, which commits every action waiting in
+/// the store when it runs: two actions dispatched before ``runNext()`` are one piece of work,
+/// committed by that one call. To look at the state between two actions, dispatch the second
+/// after running the first.
 ///
 /// ```swift
 /// let manual = ManualExecutor()

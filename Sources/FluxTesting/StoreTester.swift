@@ -29,7 +29,9 @@ import FluxCore
 /// > single-threaded. Without a
 /// > manual executor, an assertion that finds fewer actions than it expects waits for them (a
 /// > commit on another thread, a held action that a middleware lets go later), for at most
-/// > `timeout` seconds, then compares.
+/// > `timeout` seconds, then compares. One that expects none waits for nothing: an action that
+/// > ends after it (cancelled by a middleware a moment later, say) fails the next assertion,
+/// > or ``finish(fileID:filePath:line:column:)``.
 public final class StoreTester<State: FluxCore.State>: Sendable where State.Action: Equatable {
   /// The store under test.
   public let store: Store<State>

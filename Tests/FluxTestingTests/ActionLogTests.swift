@@ -50,6 +50,7 @@ struct ActionLogTests {
     for store in stores {
       await store.actions.dispatchAndWait(action: .reset)  // after the 50 adds: one queue per store
     }
+    log.flush()  // a line may still be on its way (the log's queue) after its action's commit
     let recording = try Recording(jsonLines: lines.text)
     #expect(recording.entries.count == 4 * 51)
     for index in 0..<4 {
@@ -240,6 +241,36 @@ struct ActionLogTests {
     log.flush()
     #expect(lines.all.count == 1)
     log.flush()  // everything is written
+  }
+
+  @Test("a file output empties an existing file first")
+  func fileOutputEmptiesTheFile() throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID()).jsonl")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try Data(String(repeating: "x", count: 10_000).utf8).write(to: url)
+    let log = ActionLog(output: try .file(url))
+    let store = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
+    store.actions.dispatch(action: .add(1))
+    log.flush()
+    #expect(try Recording(contentsOf: url).entries.count == 1)
+  }
+
+  @Test("flush() from the dispatching thread finds every line written, with four threads logging at once")
+  func flushAfterManyThreads() {
+    for _ in 0..<20 {
+      let lines = Lines()
+      let log = ActionLog(output: lines.output)
+      let stores = (0..<4).map { index in
+        Store<CounterState>(
+          state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "s\(index)")])
+      }
+      DispatchQueue.concurrentPerform(iterations: 4) { index in
+        for amount in 1...100 { stores[index].actions.dispatch(action: .add(amount)) }
+      }
+      log.flush()
+      #expect(lines.all.count == 400)
+    }
   }
 }
 

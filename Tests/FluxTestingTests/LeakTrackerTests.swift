@@ -46,4 +46,23 @@ struct LeakTrackerTests {
       }
     }
   }
+
+  @Test(
+    "a store's state is not reported once dispatchAndWait has returned: the drain's end gets a moment",
+    arguments: [Executor.mainThread, .queue(.global())])
+  func stateAfterTheCommitIsNoLeak(executor: Executor) async {
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<4 {
+        group.addTask {
+          for _ in 0..<500 {
+            await withLeakTracking { leaks in
+              let state = leaks.track(CounterState())
+              let store = leaks.track(Store<CounterState>(state: state, mutations: .init(), executor: executor))
+              await store.actions.dispatchAndWait(action: .add(1))
+            }
+          }
+        }
+      }
+    }
+  }
 }

@@ -69,4 +69,21 @@ struct ManualExecutorTests {
     #expect(manual.runAll() == 400)
     #expect(Set(ran.all).count == 400)
   }
+
+  @Test("a store asks for one drain at a time, which commits every action waiting when it runs")
+  func oneDrainCommitsWhatWaits() {
+    let manual = ManualExecutor()
+    let store = Store<CounterState>(state: .init(), mutations: .init(), executor: manual.executor)
+    store.actions.dispatch(action: .add(1))
+    #expect(manual.pendingCount == 1)
+    #expect(store.computed.count.value == 0)
+    manual.runNext()
+    #expect(store.computed.count.value == 1)
+    store.actions.dispatch(action: .add(2))
+    store.actions.dispatch(action: .add(3))
+    #expect(manual.pendingCount == 1)
+    manual.runNext()
+    #expect(store.computed.count.value == 6)
+    #expect(manual.pendingCount == 0)
+  }
 }

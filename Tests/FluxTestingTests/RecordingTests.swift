@@ -1,3 +1,4 @@
+import FluxCore
 import FluxTesting
 import Foundation
 import Testing
@@ -84,5 +85,46 @@ struct RecordingTests {
     }
     #expect(error?.line == nil)
     #expect(error?.message.hasPrefix("cannot read /nonexistent/session.jsonl") == true)
+  }
+
+  @Test("a file log cut short inside a multi-byte character names its last line as cut short")
+  func cutInsideAMultibyteCharacter() throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID()).jsonl")
+    defer { try? FileManager.default.removeItem(at: url) }
+    let log = ActionLog(output: try .file(url))
+    let store = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "café")])
+    store.actions.dispatch(action: .add(1))
+    store.actions.dispatch(action: .add(2))
+    log.flush()
+    var data = try Data(contentsOf: url)
+    // Cut in the middle of the "é" of the second line, keeping its first byte.
+    let secondLine = data.firstIndex(of: UInt8(ascii: "\n"))! + 1
+    let accent = data[secondLine...].firstRange(of: Data("é".utf8))!.lowerBound
+    data = data.prefix(accent + 1)
+    try data.write(to: url)
+    let error = #expect(throws: RecordingError.self) { try Recording(contentsOf: url) }
+    #expect(error?.description == "line 2: the line is cut short: the log ends in the middle of it")
+  }
+
+  @Test("a line of a file log that is not UTF-8 is an error naming that line")
+  func lineThatIsNotUTF8() throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID()).jsonl")
+    defer { try? FileManager.default.removeItem(at: url) }
+    var data = Data(Self.good.utf8)
+    data.append(contentsOf: [0xFF, 0xFE, UInt8(ascii: "\n")])
+    data.append(contentsOf: Data(Self.good.utf8))
+    try data.write(to: url)
+    let error = #expect(throws: RecordingError.self) { try Recording(contentsOf: url) }
+    #expect(error?.description == "line 5: the line is not UTF-8 text")
+  }
+
+  @Test("a file log that starts with a UTF-8 byte order mark reads")
+  func byteOrderMark() throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID()).jsonl")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try (Data([0xEF, 0xBB, 0xBF]) + Data(Self.good.utf8)).write(to: url)
+    #expect(try Recording(contentsOf: url).entries.count == 3)
+    #expect(try Recording(jsonLines: "\u{FEFF}" + Self.good).entries.count == 3)
   }
 }

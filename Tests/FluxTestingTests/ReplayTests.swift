@@ -101,4 +101,37 @@ struct ReplayTests {
     await a.expect(cancelled: [.add(-2)])
     a.finish()
   }
+
+  @Test("logged follow-ups are replayed: a store without the middleware that made them reads as the recorded one")
+  func followUpsAreReplayed() async throws {
+    let lines = Lines()
+    let log = ActionLog(output: lines.output)
+    let refill = RefillAfterReset()
+    let recorded = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate,
+      middlewares: [AnyMiddleware(refill), log.middleware(label: "counter")])
+    refill.serve(recorded.actions)
+    recorded.actions.dispatch(action: .add(3))
+    recorded.actions.dispatch(action: .reset)
+    log.flush()
+    let recording = try Recording(jsonLines: lines.text)
+    #expect(try recording.entries.map { try $0.action(as: CounterAction.self) } == [.add(3), .reset, .add(10)])
+    #expect(recorded.computed.count.value == 10)
+
+    let fresh = Store<CounterState>(state: .init(), mutations: .init(), executor: .immediate)
+    let replay = Replay(recording)
+    replay.route("counter", to: fresh.actions)
+    #expect(try await replay.run() == 3)
+    #expect(fresh.computed.count.value == 10)
+
+    // With the middleware, the follow-up is committed twice, as the docs warn.
+    let refillAgain = RefillAfterReset()
+    let alike = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [AnyMiddleware(refillAgain)])
+    refillAgain.serve(alike.actions)
+    let again = Replay(recording)
+    again.route("counter", to: alike.actions)
+    try await again.run()
+    #expect(alike.computed.count.value == 20)
+  }
 }
