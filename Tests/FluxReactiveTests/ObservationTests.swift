@@ -232,6 +232,26 @@ struct ObservationTests {
     send.current?(1)
     #expect(log.values == [1])
   }
+
+  @Test("inv4: a producer observer that disposes itself during its call gets no value sent after that, even from inside the call")
+  func inv4_producerObserverDisposedInItsCallGetsNothingSentAfter() {
+    // The producer ignores the disposal and keeps sending: only the gate stands in the way.
+    let (signal, send) = Self.producerHandingOutItsSend()
+    let log = Recorder<Int>()
+    let observation = LockedValue<(any Disposable)?>(nil)
+    observation.withLock { held in
+      held = signal.observe { value in
+        log.append(value)
+        if value == 1 {
+          observation.current?.dispose()
+          send.current?(2)  // sent from inside the call, after the dispose: never delivered
+        }
+      }
+    }
+    send.current?(1)
+    send.current?(3)
+    #expect(log.values == [1])
+  }
 }
 
 /// Marks the main queue, to tell from `onChange` where it runs.

@@ -27,6 +27,35 @@ struct ReadingAndGatingTests {
     disposable.dispose()
   }
 
+  @Test("inv3: a read on another thread during the delivery of a modify (a value not in a word) does not wait for it")
+  func inv3_readDuringTheDeliveryOfAModifyDoesNotWait() {
+    let variable = Variable("a")  // not a plain word: reads take the value lock
+    let inDelivery = DispatchSemaphore(value: 0)
+    let readDone = DispatchSemaphore(value: 0)
+    let readerFinished = DispatchSemaphore(value: 0)
+    let read = LockedValue<String?>(nil)
+    let readWaited = LockedValue(false)
+    let disposable = variable.signal.observe { value in
+      guard value == "b" else { return }
+      inDelivery.signal()
+      // The read must complete while this delivery still runs. A read that waits for the
+      // delivery runs only once the timeout below ends it.
+      if readDone.wait(timeout: .now() + 2) == .timedOut { readWaited.withLock { $0 = true } }
+    }
+    Thread {
+      inDelivery.wait()
+      let value = variable.value
+      read.withLock { $0 = value }
+      readDone.signal()
+      readerFinished.signal()
+    }.start()
+    variable.modify { $0 = "b" }
+    readerFinished.wait()
+    #expect(!readWaited.current, "a read on another thread waited for the delivery of a modify")
+    #expect(read.current == "b")
+    disposable.dispose()
+  }
+
   @Test("inv6: once dispose() has returned, an observe(on:) observer is never called, even by a call in flight")
   func inv6_observeOnNoCallAfterDispose() {
     let queue = DispatchQueue(label: "observe-on-dispose")

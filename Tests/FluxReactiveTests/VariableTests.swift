@@ -52,6 +52,23 @@ struct VariableTests {
     #expect(seen.values == ["a 0 read 0", "b 0", "a 1 read 1", "b 1", "a 2 read 2", "b 2"])
   }
 
+  @Test("inv5: reading and setting a value that does not fit a word, from inside its own observer, works")
+  func inv5_readAndSetInsideObserverOfAValueOutsideAWord() {
+    // A `String` is not a plain word: `set` takes the value lock path, not the atomic word.
+    let variable = Variable("0")
+    let seen = Recorder<String>()
+    // Captures the variable: disposed at the end, so that the test leaves no cycle behind.
+    let reading = variable.signal.observe { value in
+      seen.append("a \(value) read \(variable.value)")
+      if value == "1" { variable.value = "2" }
+    }
+    variable.signal.observe { value in seen.append("b \(value)") }
+    variable.value = "1"
+    #expect(variable.value == "2")
+    #expect(seen.values == ["a 0 read 0", "b 0", "a 1 read 1", "b 1", "a 2 read 2", "b 2"])
+    reading.dispose()
+  }
+
   @Test("inv5: an observer added during a delivery gets the current value once, then changes")
   func inv5_observeDuringDelivery() {
     let variable = Variable(0)
