@@ -233,7 +233,7 @@ struct ObservationTests {
     #expect(log.values == [1])
   }
 
-  @Test("inv4: a producer observer that disposes itself during its call gets no value sent after that, even from inside the call")
+  @Test("inv4: a producer observer that disposes itself in its call gets nothing sent after, even from inside it")
   func inv4_producerObserverDisposedInItsCallGetsNothingSentAfter() {
     // The producer ignores the disposal and keeps sending: only the gate stands in the way.
     let (signal, send) = Self.producerHandingOutItsSend()
