@@ -253,3 +253,52 @@ struct SeedSamplesTests {
     #expect(store.computed.count.value == 1)
   }
 }
+
+// The README's view controller as written: its store on `.queue(.global())`, its binding on the
+// default `.mainThread`.
+@MainActor
+final class QueueCounterViewController {
+  let counterLabel = Label()
+
+  private let store = Store<CounterState>(state: .init(), mutations: .init(), executor: .queue(.global()))
+
+  func viewDidLoad() {
+    store.computed.countTextValues.bind(to: counterLabel, \.text)
+  }
+
+  func incrementButtonTapped() {
+    store.actions.increment()  // Store.actions.increment()
+  }
+}
+
+extension Computed where State == CounterState {
+  var valueSignal: Signal<Int> {
+    state.count.signal
+  }
+}
+
+extension SeedSamplesTests {
+  @Test("view controller as written: store on .queue(.global()), default binding")
+  @MainActor
+  func viewControllerOnQueue() async {
+    let controller = QueueCounterViewController()
+    controller.viewDidLoad()
+    controller.incrementButtonTapped()
+    #expect(await eventuallyOnMainActor { controller.counterLabel.text == "1" })
+  }
+
+  @Test("executor sample: a store on .queue(.global()), observed on a background queue")
+  func executorSample() {
+    let received = Recorder<Int>()
+    let store = Store<CounterState>(state: .init(), mutations: .init(), executor: .queue(.global()))
+
+    let disposable = store.computed.valueSignal
+      .observe(on: .queue(.global(qos: .background)))
+      .observe { value in
+        // Executed on global background queue
+        received.append(value)
+      }
+    #expect(waitUntil { received.values == [0] })
+    disposable.dispose()
+  }
+}
