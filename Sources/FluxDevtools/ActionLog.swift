@@ -160,7 +160,7 @@ struct Turns {
   /// calls ``written(through:)``: none if an earlier line is missing or a thread is writing,
   /// and none after its own.
   mutating func fill(_ turn: UInt64, with line: String) -> Batch {
-    precondition(turn >= head && turn < next && lines[turn] == nil, "ActionLog: turn \(turn) entered twice")
+    guard turn >= head && turn < next && lines[turn] == nil else { fatalError("ActionLog: turn \(turn) entered twice") }
     lines[turn] = line
     if isWriting { return Batch(lines: [], end: head) }
     let ready = takeReady(through: turn)
@@ -172,7 +172,7 @@ struct Turns {
   /// `last` if given, to write next (when that is nothing, the writer is done), and the waiters
   /// to wake: those whose lines are now all written.
   mutating func written(through last: UInt64?) -> (Batch, [DispatchSemaphore]) {
-    precondition(isWriting, "ActionLog: written(through:) without a writer")
+    guard isWriting else { fatalError("ActionLog: written(through:) without a writer") }
     // Nobody takes lines while a writer writes: what it took ends at the head.
     writtenEnd = head
     let woken = waiters.prefix { $0.end <= writtenEnd }

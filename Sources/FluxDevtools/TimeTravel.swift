@@ -55,8 +55,9 @@ public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Deco
   /// - Parameter k: How many actions, from `0` to ``count``.
   /// - Returns: The snapshot.
   public func snapshot(after k: Int) -> State.Snapshot {
-    precondition(
-      snapshots.indices.contains(k), "TimeTravel: no point \(k) in a recording of \(count) actions (0...\(count))")
+    guard snapshots.indices.contains(k) else {
+      fatalError("TimeTravel: no point \(k) in a recording of \(count) actions (0...\(count))")
+    }
     return snapshots[k]
   }
 

@@ -39,7 +39,7 @@ extension Signal where Value: Sendable {
   }
 
   static func boundOffMain() -> Never {
-    preconditionFailure(
+    fatalError(
       "Flux: a binding was delivered off the main queue; bindings run on the main actor. "
         + "Bind on .mainThread (the default), or on .immediate only for values sent on the main queue.")
   }

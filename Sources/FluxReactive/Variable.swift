@@ -68,7 +68,7 @@ public final class Variable<Value> {
   /// `body` runs under the variable's lock: keep it short (a set on another thread waits for it,
   /// and so may a read, unless the value is one word or less with no references, on Linux), and
   /// change the value only through its argument. Reading, setting or
-  /// observing this variable inside `body` is a precondition failure. Do not set another
+  /// observing this variable inside `body` stops the program with a message. Do not set another
   /// variable or send from `body` either: that delivery may wait for one on another thread
   /// whose observer reads this variable, and waits for `body` (a deadlock). Nor read another
   /// variable from `body` whose own `modify` body, on another thread, may read this one: each

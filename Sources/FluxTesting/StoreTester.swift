@@ -58,9 +58,9 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
     middlewares: [AnyMiddleware<State>] = [],
     timeout: Double = 5
   ) {
-    precondition(
-      timeout.isFinite && timeout >= 0,
-      "StoreTester: timeout must be a finite number of seconds, 0 or more; it is \(timeout)")
+    guard timeout.isFinite && timeout >= 0 else {
+      fatalError("StoreTester: timeout must be a finite number of seconds, 0 or more; it is \(timeout)")
+    }
     self.recorder = TesterRecorder()
     self.store = Store(
       state: state, mutations: mutations, executor: executor, middlewares: middlewares + [AnyMiddleware(recorder)])

@@ -173,8 +173,8 @@ struct MiddlewareTests {
   }
 
   @Test("deciding one action twice stops with a message")
-  func proceedTwice() async {
-    await #expect(processExitsWith: .failure) {
+  func secondDecisionStopsWithMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       final class TwiceState: State {
         typealias Action = Int
         typealias Mutations = TwiceMutations
@@ -192,6 +192,8 @@ struct MiddlewareTests {
         state: TwiceState(), mutations: .init(), executor: .immediate, middlewares: [AnyMiddleware(Twice())])
       store.actions.dispatch(action: 1)
     }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("Flux: a middleware decided the same action twice"), "\(message)")
   }
 
   @Test("an action dispatched from a middleware hook is queued, never nested")

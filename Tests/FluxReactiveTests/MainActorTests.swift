@@ -62,8 +62,8 @@ struct MainActorTests {
   }
 
   @Test("a binding delivered off the main queue stops with a message")
-  func bindingOffMainStops() async {
-    await #expect(processExitsWith: .failure) {
+  func bindingOffMainStopsWithMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       @MainActor final class Label {
         var text: String?
       }
@@ -81,5 +81,7 @@ struct MainActorTests {
         }
       }
     }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("Flux: a binding was delivered off the main queue"), "\(message)")
   }
 }

@@ -167,7 +167,7 @@ struct StoreTesterTests {
   }
 
   @Test("a timeout that is not a finite number of seconds, 0 or more, stops with a message")
-  func badTimeout() async {
+  func badTimeoutStopsWithMessage() async {
     let results = [
       await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
         _ = StoreTester<CounterState>(state: .init(), mutations: .init(), timeout: -1)

@@ -25,6 +25,16 @@ struct TimeTravelTests {
     tester.finish()
   }
 
+  @Test("a point outside the recording stops with a message naming it")
+  func pointOutsideStopsWithMessage() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let travel = try TimeTravel(try ReplayTests.session(), label: "a", from: CounterState(), mutations: .init())
+      _ = travel.snapshot(after: 6)
+    }
+    let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(message.contains("TimeTravel: no point 6 in a recording of 5 actions (0...5)"), "\(message)")
+  }
+
   @Test("building the snapshots makes no store: global dispatches and shared middleware never reach them")
   func noStoreWhileBuilding() throws {
     let line =

@@ -35,7 +35,7 @@ package final class Lock: @unchecked Sendable {
       word = .allocate(capacity: 1)
       word.initialize(to: pthread_mutex_t())
       let status = pthread_mutex_init(word, nil)
-      precondition(status == 0, "Flux: pthread_mutex_init failed with status \(status).")
+      guard status == 0 else { fatalError("Flux: pthread_mutex_init failed with status \(status).") }
     #endif
   }
 
@@ -113,7 +113,7 @@ package final class RecursiveLock: @unchecked Sendable {
     pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
     let status = pthread_mutex_init(word, &attributes)
     pthread_mutexattr_destroy(&attributes)
-    precondition(status == 0, "Flux: pthread_mutex_init failed with status \(status).")
+    guard status == 0 else { fatalError("Flux: pthread_mutex_init failed with status \(status).") }
   }
 
   deinit {

@@ -61,7 +61,7 @@
       }
       let cache = RegistryCache()
       let status = pthread_setspecific(key, Unmanaged.passRetained(cache).toOpaque())
-      precondition(status == 0, "Flux: pthread_setspecific failed with status \(status).")
+      guard status == 0 else { fatalError("Flux: pthread_setspecific failed with status \(status).") }
       return cache
     }
 
@@ -75,7 +75,7 @@
           if let cache { Unmanaged<RegistryCache>.fromOpaque(cache).release() }
         #endif
       }
-      precondition(status == 0, "Flux: pthread_key_create failed with status \(status).")
+      guard status == 0 else { fatalError("Flux: pthread_key_create failed with status \(status).") }
       return key
     }()
   }

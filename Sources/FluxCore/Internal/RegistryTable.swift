@@ -73,7 +73,7 @@
     /// Adds `registry` as the registry of `type`, which has no entry yet. With the lock held,
     /// and room.
     func insert(_ registry: UnsafeMutableRawPointer, for type: UInt) {
-      precondition(type != 0, "Flux: a type's identity is never zero.")
+      guard type != 0 else { fatalError("Flux: a type's identity is never zero.") }
       var index = home(of: type)
       while words[index << 1].load(ordering: .relaxed) != 0 { index = (index &+ 1) & mask }
       words[index << 1 | 1].store(UInt(bitPattern: registry), ordering: .relaxed)

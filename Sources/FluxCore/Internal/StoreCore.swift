@@ -141,7 +141,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   @inlinable
   func commitFast(_ pending: Pending) {
     // Set: the lane opens only for a store not freed, and the target goes only once it is shut.
-    guard let target = laneTarget else { preconditionFailure("Flux: a fast commit found no target.") }
+    guard let target = laneTarget else { fatalError("Flux: a fast commit found no target.") }
     guard let pipeline = lanePipeline else { return commit(pending, target) }
     pipeline._withUnsafeGuaranteedRef { pipeline in
       target.state._withUnsafeGuaranteedRef { state in
@@ -318,7 +318,9 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     case .resume(let submission):
       perform(submission, &handout)
     case .secondDecision:
-      preconditionFailure(
+      // `fatalError`, like every stop of the package: an optimized build drops the message of
+      // a `precondition` or `preconditionFailure`, and a misuse must be named in every build.
+      fatalError(
         "Flux: a middleware decided the same action twice (proceed() or cancel() called again). "
           + "Decide each action exactly once.")
     }

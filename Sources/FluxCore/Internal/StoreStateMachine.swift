@@ -449,7 +449,7 @@ struct StoreStateMachine<State: FluxCore.State> {
     case .awaitingWorker, .scheduled, .draining:
       return .done  // the drain that runs, or will, takes it
     case .freed, .freedWhileDraining:
-      preconditionFailure("Flux: a freed store held an action.")  // `storeFreed` emptied `held`
+      fatalError("Flux: a freed store held an action.")  // `storeFreed` emptied `held`
     }
   }
 

@@ -121,7 +121,7 @@ extension SubjectCore {
 
   /// Stops the program: this value was set from its own tracker's `onChange`.
   static func setInsideOnChange() -> Never {
-    preconditionFailure(
+    fatalError(
       "Flux: a Variable was set from inside the onChange of a withObservationTracking that read it; "
         + "onChange runs before the change is stored: schedule the set instead (on the main queue, say).")
   }

@@ -45,7 +45,7 @@ private let unusedValueLock = Lock()
 /// thread gets the value before or after the change, never a half-made one. `valueLock` is a
 /// plain lock (a recursive one costs a third more per set); a read, set or `modify` from inside
 /// a `modify` body, on the same thread, is recognised through `lock` instead, which that thread
-/// holds: there `current` is `nil` (moved out), and the precondition names the mistake rather
+/// holds: there `current` is `nil` (moved out), and a fatal error names the mistake rather
 /// than deadlock.
 ///
 /// Delivery walks the live slots by position: during a delivery slots are only appended,
@@ -406,14 +406,14 @@ final class SubjectCore<Value>: @unchecked Sendable {
 
   @usableFromInline
   static func reentrantModify() -> Never {
-    preconditionFailure(
+    fatalError(
       "Flux: a Variable was read or set from inside its own modify(_:) body; "
         + "change the inout argument instead.")
   }
 
   @usableFromInline
   static func observedInsideModify() -> Never {
-    preconditionFailure(
+    fatalError(
       "Flux: a Variable was observed from inside its own modify(_:) body; "
         + "observe it before or after modify(_:).")
   }
