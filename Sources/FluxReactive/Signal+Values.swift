@@ -1,3 +1,5 @@
+import Dispatch
+
 extension Signal where Value: Sendable {
   /// The values of this signal as an `AsyncStream` that keeps every value.
   ///
@@ -29,8 +31,11 @@ extension Signal where Value: Sendable {
   /// > Important: The observer that buffers each value runs on the sending thread, inside the
   /// > delivery, and never waits. The loop body runs in the task that iterates. The observation
   /// > is disposed on the thread that ends the iteration: the one that releases the stream (the
-  /// > iterating task, after a loop that breaks), the caller of `cancel()` when the task is
-  /// > waiting, or the one that frees the source.
+  /// > iterating task, after a loop that breaks), or the caller of `cancel()` when the task is
+  /// > waiting. When the source ends instead (it releases its observer), the observation is
+  /// > disposed, and then the stream finished, on a worker thread: the source may release its
+  /// > observer under a lock of its own, or in the middle of changing the storage that held it,
+  /// > and disposing there would call back into it (a producer's disposable).
   ///
   /// - Returns: A stream of every value sent after this call.
   public var values: AsyncStream<Value> {
@@ -55,8 +60,11 @@ extension Signal where Value: Sendable {
   /// > Important: The observer that buffers each value runs on the sending thread, inside the
   /// > delivery, and never waits. The loop body runs in the task that iterates. The observation
   /// > is disposed on the thread that ends the iteration: the one that releases the stream (the
-  /// > iterating task, after a loop that breaks), the caller of `cancel()` when the task is
-  /// > waiting, or the one that frees the source.
+  /// > iterating task, after a loop that breaks), or the caller of `cancel()` when the task is
+  /// > waiting. When the source ends instead (it releases its observer), the observation is
+  /// > disposed, and then the stream finished, on a worker thread: the source may release its
+  /// > observer under a lock of its own, or in the middle of changing the storage that held it,
+  /// > and disposing there would call back into it (a producer's disposable).
   ///
   /// - Parameters:
   ///   - bufferingPolicy: What the stream keeps while the loop is busy.
@@ -67,7 +75,7 @@ extension Signal where Value: Sendable {
       // observation, even one that comes while `observe` still runs.
       let observation = LateDisposable()
       continuation.onTermination = { _ in observation.dispose() }
-      let finisher = StreamFinisher(continuation)
+      let finisher = StreamFinisher(continuation, observation: observation)
       observation.set(observe { value in finisher.continuation.yield(value) })
     }
   }
@@ -75,14 +83,34 @@ extension Signal where Value: Sendable {
 
 /// Finishes a stream when the observer that feeds it is released: a signal releases its
 /// observers when its source ends, and the loop over the stream should end then too.
+///
+/// The release may come from anywhere in the source: from inside a lock the source holds, or
+/// from the middle of a change to the storage that held the observer (a producer clearing its
+/// dictionary of observers, say). Finishing the stream there would dispose the observation there
+/// (the stream's `onTermination`), which calls the producer's own disposable: a deadlock on its
+/// lock, or an exclusivity violation on its storage. So the observation is disposed, and then the
+/// stream finished, on a worker thread; the loop still ends only after the disposal. When the
+/// stream ended first (cancelled or released), its `onTermination` is disposing the
+/// observation, which is what released the observer: there is nothing left to do.
 final class StreamFinisher<Value: Sendable>: Sendable {
   let continuation: AsyncStream<Value>.Continuation
+  private let observation: LateDisposable
 
-  init(_ continuation: AsyncStream<Value>.Continuation) {
+  init(_ continuation: AsyncStream<Value>.Continuation, observation: LateDisposable) {
     self.continuation = continuation
+    self.observation = observation
   }
 
   deinit {
-    continuation.finish()
+    if observation.hasStartedDisposing {
+      continuation.finish()  // ended by the stream: `onTermination` has run already
+      return
+    }
+    let continuation = self.continuation
+    let observation = self.observation
+    DispatchQueue.global().async {
+      observation.dispose()
+      continuation.finish()
+    }
   }
 }

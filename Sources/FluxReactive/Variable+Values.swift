@@ -29,8 +29,8 @@ extension Variable where Value: Sendable {
   /// > change is buffered on the thread that sets it, inside the delivery, without waiting. The
   /// > loop body runs in the task that iterates. The observation is disposed on the thread that
   /// > ends the iteration: the one that releases the stream (the iterating task, after a loop
-  /// > that breaks), the caller of `cancel()` when the task is waiting, or the one that frees
-  /// > the variable.
+  /// > that breaks), or the caller of `cancel()` when the task is waiting; when the variable is
+  /// > freed, on a worker thread, which then finishes the stream.
   ///
   /// - Returns: A stream of the current value and every later change.
   public var values: AsyncStream<Value> {
@@ -54,8 +54,8 @@ extension Variable where Value: Sendable {
   /// > change is buffered on the thread that sets it, inside the delivery, without waiting. The
   /// > loop body runs in the task that iterates. The observation is disposed on the thread that
   /// > ends the iteration: the one that releases the stream (the iterating task, after a loop
-  /// > that breaks), the caller of `cancel()` when the task is waiting, or the one that frees
-  /// > the variable.
+  /// > that breaks), or the caller of `cancel()` when the task is waiting; when the variable is
+  /// > freed, on a worker thread, which then finishes the stream.
   ///
   /// - Parameters:
   ///   - bufferingPolicy: What the stream keeps while the loop is busy.

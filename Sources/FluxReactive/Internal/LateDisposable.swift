@@ -43,6 +43,14 @@ final class LateDisposable: PromptlyDisposedQuery, @unchecked Sendable {
     }
   }
 
+  /// Whether a `dispose()` has begun (it may still wait for the inner disposable).
+  var hasStartedDisposing: Bool {
+    switch lock.withLock({ phase }) {
+    case .live: false
+    case .disposing, .disposed: true
+    }
+  }
+
   /// Sets the disposable this one stands for; disposes it at once if this one is disposed.
   func set(_ disposable: any Disposable) {
     let accepted = lock.withLock {
