@@ -92,13 +92,13 @@ open class Store<State: FluxCore.State>: @unchecked Sendable {
   /// Each store commits the action on its own executor, under its own ordering rules. A store
   /// created while a global dispatch runs receives all of that action or none of it.
   ///
-  /// A global dispatch hands the action to the stores one after another. If a commit that runs
-  /// inline during that walk (on `.immediate`, say) dispatches globally to the same state type,
-  /// the inner action reaches every store first, and the outer walk then goes on: the stores
-  /// it had already reached commit the outer action first, the others the inner one. Each store
-  /// still commits in the order actions reached it. For one order everywhere, give the store
-  /// whose mutation dispatches globally an executor that commits later (`.queue`): its commit
-  /// then runs after the walk has reached every store.
+  /// A global dispatch hands the action to the stores one after another. If a commit made while
+  /// that walk goes on dispatches globally to the same state type (inline, on `.immediate`, or
+  /// on a store's queue, on another thread), the inner action may reach a store before the
+  /// outer one does: the stores the outer walk has not reached yet may commit the inner action
+  /// first. Each store still commits in the order actions reached it. For one order everywhere,
+  /// dispatch the second action from the code that dispatched the first, once that call has
+  /// returned.
   @inlinable
   public static var actions: Actions<State> {
     Actions(registry: StoreRegistry<State>.shared)

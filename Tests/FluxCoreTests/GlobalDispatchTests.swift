@@ -16,7 +16,6 @@ struct GlobalDispatchTests {
   enum Interleaved {}
   enum Interleaved2 {}
   enum Nested {}
-  enum NestedLater {}
 
   @Test("inv11: store.actions reaches that store only")
   func inv11_instanceActionsReachOneStore() {
@@ -119,23 +118,6 @@ struct GlobalDispatchTests {
     // the second store before the walk of 1 went on to it.
     #expect(first.committed.values == [1, 2])
     #expect(second.committed.values == [2, 1])
-    withExtendedLifetime(stores) {}
-  }
-
-  @Test("inv10: a global dispatch from a commit on a queue comes after the outer action everywhere")
-  func inv10_nestedGlobalDispatchFromAQueue() {
-    let first = LogState<NestedLater> { action in
-      if action == 1 { Store<LogState<NestedLater>>.actions.dispatch(action: 2) }
-    }
-    let second = LogState<NestedLater>()
-    let stores = [
-      Store(state: first, mutations: .init(), executor: .queue(DispatchQueue(label: "nested"))),
-      Store(state: second, mutations: .init(), executor: .immediate),
-    ]
-    Store<LogState<NestedLater>>.actions.dispatch(action: 1)
-    #expect(waitUntil { first.committed.values.count == 2 && second.committed.values.count == 2 })
-    #expect(first.committed.values == [1, 2])
-    #expect(second.committed.values == [1, 2])
     withExtendedLifetime(stores) {}
   }
 
