@@ -61,8 +61,12 @@ public struct Recording: Sendable {
   /// end in it (written on Windows, or checked out with automatic line ends) is still a log. Nor
   /// is the whole log decoded as text first: a log cut short in the middle of a multi-byte
   /// character is a log cut short in the middle of its last line, not a file that is not text.
+  /// A UTF-8 byte order mark at the start is not part of the first line (an editor that saves
+  /// a log as "UTF-8 with BOM" writes one; a log of only that mark is an empty log), as when the
+  /// whole log was decoded as text.
   private init<Bytes: BidirectionalCollection<UInt8>>(bytes: Bytes) throws(RecordingError) {
     var entries: [Entry] = []
+    let bytes = bytes.starts(with: Self.byteOrderMark) ? bytes.dropFirst(Self.byteOrderMark.count) : bytes[...]
     let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
     for (index, line) in lines.enumerated() {
       let content = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
@@ -96,7 +100,7 @@ public struct Recording: Sendable {
       if let failure = try? JSONDecoder().decode([String: String].self, from: json)["error"] {
         throw RecordingError(line: number, "the log has an error here: \(failure)")
       }
-      if isCutShort, (try? JSONSerialization.jsonObject(with: json)) == nil {
+      if isCutShort, (try? JSONSerialization.jsonObject(with: json)) == nil, isUTF8CutShort(json) {
         throw RecordingError(line: number, "the line is cut short: the log ends in the middle of it")
       }
       if String(data: json, encoding: .utf8) == nil {
@@ -113,6 +117,31 @@ public struct Recording: Sendable {
     return Entry(
       line: number, store: header.store, time: time, outcome: header.outcome,
       durationNanoseconds: header.durationNanoseconds, json: json)
+  }
+}
+
+extension Recording {
+  private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+  /// Whether `bytes` are UTF-8 text, but for at most the start of one multi-byte character at
+  /// their end: a line cut short there, not a line with a bad byte in it.
+  private static func isUTF8CutShort(_ bytes: Data) -> Bool {
+    if String(data: bytes, encoding: .utf8) != nil { return true }
+    let tail = Array(bytes.suffix(3))
+    for start in tail.indices {
+      let lead = tail[start]
+      let length =
+        switch lead {
+        case 0xC2...0xDF: 2
+        case 0xE0...0xEF: 3
+        case 0xF0...0xF4: 4
+        default: 0
+        }
+      let cut = tail[start...]
+      guard length > cut.count, cut.dropFirst().allSatisfy({ $0 & 0xC0 == 0x80 }) else { continue }
+      return String(data: bytes.dropLast(cut.count), encoding: .utf8) != nil
+    }
+    return false
   }
 }
 

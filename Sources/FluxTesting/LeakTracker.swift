@@ -26,7 +26,9 @@ import FluxCore
 /// > `dispatchAndWait` has learnt of its commit, and holds the store's state until it ends).
 /// > A synchronous body that ends on the main queue gets no such moment: waiting there would
 /// > keep main-queue work from running. An object that work still waiting on a queue or in a
-/// > task keeps alive counts as a leak: let that work finish (or drop it) inside the body.
+/// > task keeps alive past that half second counts as a leak; work that lets go of it sooner
+/// > goes unnoticed, so the check does not prove that no such work was left: let that work
+/// > finish (or drop it) inside the body.
 public final class LeakTracker: @unchecked Sendable {
   private struct Entry {
     weak var object: AnyObject?

@@ -109,6 +109,42 @@ struct DisposableTests {
     #expect(lateCalls.value == 0, "calls started after the scope's dispose() returned")
   }
 
+  @Test("inv6: an observer that disposed its own observation finds it disposed, while another dispose() waits")
+  func inv6_selfDisposedObservationReportsDisposedInsideItsCall() throws {
+    let send = LockedValue<(@Sendable (Int) -> Void)?>(nil)
+    let signal = Signal<Int> { observer in
+      send.withLock { $0 = observer }
+      return AnyDisposable()
+    }
+    let entered = DispatchSemaphore(value: 0)
+    let otherBegan = DispatchSemaphore(value: 0)
+    let observation = LockedValue<(any Disposable)?>(nil)
+    let seen = LockedValue<Bool?>(nil)
+    let disposable = signal.observe { _ in
+      entered.signal()
+      otherBegan.wait()
+      observation.current?.dispose()  // returns: the gate is closed, no call can start
+      seen.withLock { $0 = observation.current?.isDisposed }
+    }
+    observation.withLock { $0 = disposable }
+    let gated = try #require(disposable as? GatedObservation<Int>)
+    let finished = finishOnThreads(2, within: 10) { index in
+      if index == 0 {
+        send.current?(1)
+      } else {
+        entered.wait()
+        Thread {
+          while gated.isDisposedWithoutWaiting == false { usleep(100) }
+          otherBegan.signal()
+        }.start()
+        disposable.dispose()  // waits for the call in flight
+      }
+    }
+    #expect(finished, "the two dispose() calls deadlocked")
+    #expect(seen.current == true, "dispose() returned inside the call, yet isDisposed was false")
+    send.withLock { $0 = nil }
+  }
+
   @Test("inv16: a scope disposes what it holds outside its lock: their closures may use the scope")
   func inv16_scopeDisposesOutsideItsLock() {
     let scope = DisposableScope()

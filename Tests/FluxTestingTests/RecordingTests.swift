@@ -127,4 +127,35 @@ struct RecordingTests {
     #expect(try Recording(contentsOf: url).entries.count == 3)
     #expect(try Recording(jsonLines: "\u{FEFF}" + Self.good).entries.count == 3)
   }
+
+  /// Reads `data` as a file log.
+  private func read(_ data: Data) throws -> Recording {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID()).jsonl")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try data.write(to: url)
+    return try Recording(contentsOf: url)
+  }
+
+  @Test("a file log of only a byte order mark, or of one and a line end, is an empty log")
+  func onlyAByteOrderMark() throws {
+    #expect(try read(Data([0xEF, 0xBB, 0xBF])).entries.isEmpty)
+    #expect(try read(Data([0xEF, 0xBB, 0xBF, 0x0A])).entries.isEmpty)
+    #expect(try read(Data([0xEF, 0xBB, 0xBF, 0x0D, 0x0A])).entries.isEmpty)
+  }
+
+  @Test("a file log whose byte order mark stands on a blank first line reads")
+  func byteOrderMarkOnABlankFirstLine() throws {
+    let recording = try read(Data([0xEF, 0xBB, 0xBF, 0x0A]) + Data(Self.good.utf8))
+    #expect(recording.entries.map(\.line) == [2, 3, 5])
+  }
+
+  @Test("a whole last line with a bad byte inside a string is not UTF-8, not cut short")
+  func badByteInTheLastLine() throws {
+    var data = Data(Self.good.utf8)
+    data.append(contentsOf: Data(#"{"action":{"reset":{}},"outcome":"committed","store":"a"#.utf8))
+    data.append(0xFF)
+    data.append(contentsOf: Data(#"","time":"2026-11-23T03:07:49.123Z"}"#.utf8))
+    let error = #expect(throws: RecordingError.self) { try read(data) }
+    #expect(error?.description == "line 5: the line is not UTF-8 text")
+  }
 }

@@ -81,7 +81,10 @@ final class GatedObservation<Value>: PromptlyDisposedQuery, @unchecked Sendable 
   /// a ``DisposableScope`` does not drop it) before no call can start any more.
   private enum Phase {
     case live
-    case disposing
+    /// `isClosed` once a `dispose()` (the first, or one that came while the first waits) has
+    /// closed the gate: no call can start any more, although the first may still be stopping
+    /// what feeds the observer.
+    case disposing(isClosed: Bool)
     case disposed
   }
   // Guarded by `lock`.
@@ -113,7 +116,7 @@ final class GatedObservation<Value>: PromptlyDisposedQuery, @unchecked Sendable 
   var isDisposed: Bool {
     switch lock.withLock({ phase }) {
     case .disposed: true
-    case .disposing: false  // the first `dispose()` still waits for a call in flight
+    case .disposing(let isClosed): isClosed  // until then, a `dispose()` waits for a call in flight
     case .live: gate == nil && stop.isDisposed
     }
   }
@@ -121,7 +124,7 @@ final class GatedObservation<Value>: PromptlyDisposedQuery, @unchecked Sendable 
   var isDisposedWithoutWaiting: Bool? {
     switch lock.withLock({ phase }) {
     case .disposed: return true
-    case .disposing: return nil
+    case .disposing(let isClosed): return isClosed ? true : nil
     case .live:
       guard gate == nil else { return false }
       return stop.isSurelyDisposed ? true : nil
@@ -132,10 +135,13 @@ final class GatedObservation<Value>: PromptlyDisposedQuery, @unchecked Sendable 
   func dispose() {
     let first = lock.withLock {
       guard case .live = phase else { return false }
-      phase = .disposing
+      phase = .disposing(isClosed: false)
       return true
     }
     gate?.close()  // every caller waits for a call in flight
+    lock.withLock {
+      if case .disposing = phase { phase = .disposing(isClosed: true) }
+    }
     guard first else { return }
     stop.dispose()
     lock.withLock { phase = .disposed }
