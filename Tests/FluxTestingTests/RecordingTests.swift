@@ -109,22 +109,16 @@ struct RecordingTests {
 
   @Test("a line of a file log that is not UTF-8 is an error naming that line")
   func lineThatIsNotUTF8() throws {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID()).jsonl")
-    defer { try? FileManager.default.removeItem(at: url) }
     var data = Data(Self.good.utf8)
     data.append(contentsOf: [0xFF, 0xFE, UInt8(ascii: "\n")])
     data.append(contentsOf: Data(Self.good.utf8))
-    try data.write(to: url)
-    let error = #expect(throws: RecordingError.self) { try Recording(contentsOf: url) }
+    let error = #expect(throws: RecordingError.self) { try read(data) }
     #expect(error?.description == "line 5: the line is not UTF-8 text")
   }
 
   @Test("a file log that starts with a UTF-8 byte order mark reads")
   func byteOrderMark() throws {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID()).jsonl")
-    defer { try? FileManager.default.removeItem(at: url) }
-    try (Data([0xEF, 0xBB, 0xBF]) + Data(Self.good.utf8)).write(to: url)
-    #expect(try Recording(contentsOf: url).entries.count == 3)
+    #expect(try read(Data([0xEF, 0xBB, 0xBF]) + Data(Self.good.utf8)).entries.count == 3)
     #expect(try Recording(jsonLines: "\u{FEFF}" + Self.good).entries.count == 3)
   }
 
