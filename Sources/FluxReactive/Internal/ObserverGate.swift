@@ -76,15 +76,16 @@ final class GatedObservation<Value>: PromptlyDisposedQuery, @unchecked Sendable 
   // Constant.
   private let stop: any Disposable
   private let lock = Lock()
-  /// Where disposal is: like ``LateDisposable``, "disposing" while the first `dispose()` still
-  /// waits for a call in flight, so that the observation does not report itself disposed (and
-  /// a ``DisposableScope`` does not drop it) before no call can start any more.
+  /// Where disposal is. The observation reports itself disposed (and a ``DisposableScope``
+  /// drops it) only once no call can start any more, not while the first `dispose()` still
+  /// waits for a call in flight.
   private enum Phase {
     case live
-    /// `isClosed` once a `dispose()` (the first, or one that came while the first waits) has
-    /// closed the gate: no call can start any more, although the first may still be stopping
-    /// what feeds the observer.
-    case disposing(isClosed: Bool)
+    /// The first `dispose()` has begun, and may wait for a call in flight.
+    case closing
+    /// A `dispose()` (the first, or one that came while it waits) has closed the gate: no call
+    /// can start; the first may still be stopping what feeds the observer.
+    case closed
     case disposed
   }
   // Guarded by `lock`.
@@ -115,16 +116,16 @@ final class GatedObservation<Value>: PromptlyDisposedQuery, @unchecked Sendable 
   @usableFromInline
   var isDisposed: Bool {
     switch lock.withLock({ phase }) {
-    case .disposed: true
-    case .disposing(let isClosed): isClosed  // until then, a `dispose()` waits for a call in flight
+    case .closed, .disposed: true
+    case .closing: false  // a `dispose()` waits for a call in flight
     case .live: gate == nil && stop.isDisposed
     }
   }
 
   var isDisposedWithoutWaiting: Bool? {
     switch lock.withLock({ phase }) {
-    case .disposed: return true
-    case .disposing(let isClosed): return isClosed ? true : nil
+    case .closed, .disposed: return true
+    case .closing: return nil
     case .live:
       guard gate == nil else { return false }
       return stop.isSurelyDisposed ? true : nil
@@ -135,12 +136,12 @@ final class GatedObservation<Value>: PromptlyDisposedQuery, @unchecked Sendable 
   func dispose() {
     let first = lock.withLock {
       guard case .live = phase else { return false }
-      phase = .disposing(isClosed: false)
+      phase = .closing
       return true
     }
     gate?.close()  // every caller waits for a call in flight
     lock.withLock {
-      if case .disposing = phase { phase = .disposing(isClosed: true) }
+      if case .closing = phase { phase = .closed }
     }
     guard first else { return }
     stop.dispose()
