@@ -5,10 +5,13 @@ import FluxCore
 /// Each call runs holding the gate's lock, the call's own delivery turn, so that `close()` from
 /// another thread waits for a call in flight and excludes every later one (invariant 6). The
 /// lock is recursive so that the observer may close its own gate from inside a call; that call
-/// finishes, and no other starts. A value sent from inside a call (a producer that sends again
-/// as its observer runs) waits for the end of that call, so calls never nest. `close()`
-/// releases the observer after the lock, and a call keeps it alive until the call has returned
-/// and the lock is free (invariant 16).
+/// finishes, and no other starts. What a close from inside a call asks to do next (stopping what
+/// feeds the gate, which may wait for a sink's delivery on another thread) waits for the end of
+/// that call: a thread that closes the gate meanwhile, from inside that delivery, waits for the
+/// call, and the call must not wait for it. A value sent from inside a call (a producer that
+/// sends again as its observer runs) waits for the end of that call, so calls never nest.
+/// `close()` releases the observer after the lock, and a call keeps it alive until the call has
+/// returned and the lock is free (invariant 16).
 ///
 /// Used where Flux hands an observer to code that may call it from any thread at any time:
 /// a producer signal's observer, and the observer that `observe(on:)` runs on its executor.
@@ -22,6 +25,8 @@ final class ObserverGate<Value>: @unchecked Sendable {
   private var isCalling = false
   // Guarded by `lock`: values sent from inside a call, for after it.
   private var pending = FIFOBuffer<Value>()
+  // Guarded by `lock`: what a close from inside the running call left for the end of that call.
+  private var afterCall: [@Sendable () -> Void] = []
 
   /// Creates an open gate in front of `observer`.
   init(_ observer: @escaping @Sendable (Value) -> Void) {
@@ -48,18 +53,31 @@ final class ObserverGate<Value>: @unchecked Sendable {
       next = pending.popFirst()
     }
     isCalling = false
+    var finishing: [@Sendable () -> Void] = []
+    if _slowPath(!afterCall.isEmpty) { swap(&finishing, &afterCall) }
     lock.unlock()
     withExtendedLifetime(observer) {}  // the last reference may go here, after the lock
+    for finish in finishing { finish() }
   }
 
   /// Closes the gate, waiting for a call in flight on another thread; releases the observer
   /// and drops the values waiting for it.
-  func close() {
+  ///
+  /// Called from inside a call of this gate, it leaves `finish` to run once that call has
+  /// returned and released the lock, and returns `true`; otherwise it returns `false` and the
+  /// caller runs `finish` itself. `finish` may wait for another thread that is itself closing
+  /// this gate, and so waiting for the call to end: it must not run inside the call.
+  @discardableResult
+  func close(deferring finish: (@Sendable () -> Void)? = nil) -> Bool {
     lock.lock()
     let observer = self.observer.take()
     let dropped = pending.removeAll()
+    // Only the thread running a call can find `isCalling` set: the call holds the lock.
+    let isDeferred = finish != nil && isCalling
+    if isDeferred, let finish { afterCall.append(finish) }
     lock.unlock()
     withExtendedLifetime((observer, dropped)) {}  // released here, after the lock
+    return isDeferred
   }
 }
 
@@ -139,11 +157,21 @@ final class GatedObservation<Value>: PromptlyDisposedQuery, @unchecked Sendable 
       phase = .closing
       return true
     }
-    gate?.close()  // every caller waits for a call in flight
+    // Every caller waits for a call in flight on another thread. The first then stops what
+    // feeds the observer; from inside a call, once that call has returned: stopping may wait
+    // for a sink's delivery on another thread, whose observer may be disposing this observation
+    // too, and so waiting for the call (a deadlock if the call waited for it).
+    var finish: (@Sendable () -> Void)?
+    if first { finish = { @Sendable in self.stopFeeding() } }
+    let isDeferred = gate?.close(deferring: finish) ?? false
     lock.withLock {
       if case .closing = phase { phase = .closed }
     }
-    guard first else { return }
+    if first && !isDeferred { stopFeeding() }
+  }
+
+  /// Ends what feeds the observer, once its gate is closed.
+  private func stopFeeding() {
     stop.dispose()
     lock.withLock { phase = .disposed }
   }
