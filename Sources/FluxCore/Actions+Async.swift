@@ -6,7 +6,9 @@ extension Actions {
   /// // The commit has run; observers triggered by it have run too.
   /// ```
   ///
-  /// Works on every executor. Awaiting on the main actor for a store on
+  /// Works on every executor. The action is dispatched from the caller's isolation (the main
+  /// actor, say), as `dispatch(action:)` called there would be: a store on
+  /// ``Executor/immediate`` commits it there. Awaiting on the main actor for a store on
   /// ``Executor/mainThread`` does not deadlock: the task suspends and frees the main queue for
   /// the commit (or the commit runs inline, before the first suspension, when nothing else is
   /// pending there).
@@ -14,13 +16,17 @@ extension Actions {
   /// > Important: The action is committed on the store's executor, like any other; only the
   /// > waiting task resumes elsewhere. Cancelling the waiting task does not cancel the action.
   ///
-  /// - Parameter action: The action to commit.
+  /// - Parameters:
+  ///   - action: The action to commit.
+  ///   - isolation: Where the action is dispatched from: the caller's, by default.
   /// - Returns: `true` once the action was committed (for ``Store/actions-swift.type.property``:
   ///   by every store that received it); `false` if a middleware cancelled it or the store is
   ///   gone.
   @discardableResult
-  public func dispatchAndWait(action: State.Action) async -> Bool {
-    await withCheckedContinuation { continuation in
+  public func dispatchAndWait(
+    action: State.Action, isolation: isolated (any Actor)? = #isolation
+  ) async -> Bool {
+    await withCheckedContinuation(isolation: isolation) { continuation in
       dispatch(action: action) { continuation.resume(returning: $0) }
     }
   }

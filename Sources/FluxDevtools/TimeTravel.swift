@@ -1,7 +1,7 @@
 import FluxCore
 
 /// The states one store went through in a ``Recording``, to set a live store back to any of
-/// them: ``goTo(_:in:)`` sets it to the state after the first `k` actions of the recording.
+/// them: ``goTo(_:in:isolation:)`` sets it to the state after the first `k` actions of the recording.
 ///
 /// ```swift
 /// let travel = try TimeTravel(recording, label: "counter", from: CounterState(), mutations: .init())
@@ -45,7 +45,7 @@ public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Deco
     self.snapshots = snapshots
   }
 
-  /// How many actions the recording holds: ``goTo(_:in:)`` takes `0...count`.
+  /// How many actions the recording holds: ``goTo(_:in:isolation:)`` takes `0...count`.
   public var count: Int {
     snapshots.count - 1
   }
@@ -62,14 +62,16 @@ public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Deco
   }
 
   /// Sets `store` to the state after the first `k` actions of the recording, by dispatching the
-  /// restore action, and waits for its commit.
+  /// restore action from the caller's isolation, and waits for its commit.
   ///
   /// - Parameters:
   ///   - k: How many actions, from `0` to ``count``.
   ///   - store: The store to set.
+  ///   - isolation: Where the restore action is dispatched from: the caller's, by default, so
+  ///     that a store on ``FluxCore/Executor/immediate`` set from the main actor commits there.
   /// - Returns: Whether the store committed the restore (a middleware may cancel it).
   @discardableResult
-  public func goTo(_ k: Int, in store: Store<State>) async -> Bool {
-    await store.actions.dispatchAndWait(action: State.restore(snapshot(after: k)))
+  public func goTo(_ k: Int, in store: Store<State>, isolation: isolated (any Actor)? = #isolation) async -> Bool {
+    await store.actions.dispatchAndWait(action: State.restore(snapshot(after: k)), isolation: isolation)
   }
 }

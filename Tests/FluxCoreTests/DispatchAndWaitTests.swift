@@ -71,6 +71,44 @@ struct DispatchAndWaitTests {
     for action in 1...20 {
       #expect(await store.actions.dispatchAndWait(action: action))
     }
-    #expect(state.committed.values.suffix(20) == Array(1...20))
+    // Action 0 comes from another thread, before, between or after these: not ordered with them.
+    #expect(state.committed.values.filter { $0 != 0 } == Array(1...20))
+  }
+}
+
+/// Where `dispatchAndWait` dispatches from: the caller's isolation.
+@Suite("Awaiting a dispatch from the main actor")
+struct DispatchAndWaitIsolationTests {
+  enum Inline {}
+  enum Immediate {}
+
+  @MainActor
+  @Test("dispatchAndWait on the main actor commits a .mainThread action inline when nothing is pending")
+  func mainThreadCommitInline() async {
+    let state = LogState<Inline>()
+    let store = Store(state: state, mutations: .init(), executor: .mainThread)
+    var inline = false
+    for attempt in 0..<200 where !inline {
+      let log = Recorder<String>()
+      state.hook = { _ in log.append("commit") }
+      // Main-queue work submitted before the call: an inline commit runs before it.
+      DispatchQueue.main.async { log.append("later main-queue work") }
+      #expect(await store.actions.dispatchAndWait(action: attempt))
+      for _ in 0..<5_000 where log.values.count < 2 { try? await Task.sleep(nanoseconds: 1_000_000) }
+      inline = log.values == ["commit", "later main-queue work"]
+    }
+    #expect(inline, "the commit never ran inline, before the first suspension")
+  }
+
+  @MainActor
+  @Test("dispatchAndWait on the main actor commits an .immediate action on the main queue")
+  func immediateCommitOnCallersQueue() async {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    let onMain = Recorder<Bool>()
+    let state = LogState<Immediate> { _ in onMain.append(DispatchQueue.getSpecific(key: key) == true) }
+    let store = Store(state: state, mutations: .init(), executor: .immediate)
+    #expect(await store.actions.dispatchAndWait(action: 1))
+    #expect(onMain.values == [true], "the commit of an .immediate store ran off the caller's actor")
   }
 }

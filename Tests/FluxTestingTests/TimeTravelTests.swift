@@ -25,6 +25,23 @@ struct TimeTravelTests {
     tester.finish()
   }
 
+  @MainActor
+  @Test("goTo from the main actor dispatches there: an .immediate store commits on the main queue")
+  func goToDispatchesFromTheCallersIsolation() async throws {
+    let travel = try TimeTravel(try ReplayTests.session(), label: "a", from: CounterState(), mutations: .init())
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    let store = Store<CounterState>(state: .init(), mutations: .init(), executor: .immediate)
+    let (onMain, offMain) = (Flag(), Flag())
+    let observation = store.computed.count.signal.observe { value in
+      guard value == 5 else { return }
+      (DispatchQueue.getSpecific(key: key) == true ? onMain : offMain).set()
+    }
+    #expect(await travel.goTo(5, in: store))
+    observation.dispose()
+    #expect(onMain.isSet && !offMain.isSet, "the restore committed off the caller's actor")
+  }
+
   @Test("a point outside the recording stops with a message naming it")
   func pointOutsideStopsWithMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
