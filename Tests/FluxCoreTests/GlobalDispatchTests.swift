@@ -212,3 +212,66 @@ struct GlobalDispatchTests {
     #expect(state.committed.values == [1])
   }
 }
+
+/// A state of stores that log their commits elsewhere: a commit never touches the state.
+final class NamedState<Tag>: State {
+  typealias Action = Int
+  typealias Mutations = NamedMutations<Tag>
+
+  let flag: DeallocFlag
+
+  init(_ flag: DeallocFlag = DeallocFlag()) {
+    self.flag = flag
+  }
+
+  deinit { flag.markFreed() }
+}
+
+/// Logs "name action" for each commit, then runs `after`.
+struct NamedMutations<Tag>: Mutations {
+  let name: String
+  let log: Recorder<String>
+  var after: (@Sendable () -> Void)?
+
+  func commit(action: Int, state: NamedState<Tag>) {
+    log.append("\(name) \(action)")
+    after?()
+  }
+}
+
+extension GlobalDispatchTests {
+  enum Later {}
+  enum FreedInWalk {}
+
+  @Test("inv11: a store created after a global dispatch receives the next one")
+  func inv11_storeCreatedBetweenGlobalDispatchesReceivesTheNext() {
+    let first = LogState<Later>()
+    let store = Store(state: first, mutations: .init(), executor: .immediate)
+    Store<LogState<Later>>.actions.dispatch(action: 1)
+    let second = LogState<Later>()
+    let later = Store(state: second, mutations: .init(), executor: .immediate)
+    Store<LogState<Later>>.actions.dispatch(action: 2)
+    #expect(first.committed.values == [1, 2])
+    #expect(second.committed.values == [2], "a store registered after a global dispatch was left out of the next")
+    withExtendedLifetime((store, later)) {}
+  }
+
+  @Test(
+    "inv11: a store freed by an earlier store's commit during a global dispatch gets none of it, and nothing breaks")
+  func inv11_storeFreedDuringTheWalkGetsNoneOfIt() {
+    typealias S = NamedState<FreedInWalk>
+    let log = Recorder<String>()
+    let victim = Box<Store<S>?>(nil)
+    let first = Store(
+      state: S(), mutations: .init(name: "first", log: log) { victim.value = nil }, executor: .immediate)
+    let victimState = DeallocFlag()
+    // Registered last, so it is the newest entry of the registry when it goes.
+    victim.value = Store(state: S(victimState), mutations: .init(name: "victim", log: log), executor: .immediate)
+    Store<S>.actions.dispatch(action: 1)
+    #expect(victim.value == nil)
+    #expect(victimState.isFreed)
+    Store<S>.actions.dispatch(action: 2)
+    #expect(log.values == ["first 1", "first 2"], "a store freed before the walk reached it committed there")
+    withExtendedLifetime(first) {}
+  }
+}

@@ -213,3 +213,21 @@ struct StoreTests {
     #expect(flag.isFreed)
   }
 }
+
+extension StoreTests {
+  enum CancelledAction {}
+
+  @Test("inv14: an action that middleware cancels never reaches commit, so it changes nothing")
+  func inv14_cancelledActionNeverReachesCommit() {
+    let events = Recorder<String>()
+    let gate = Probe<CancelledAction>(name: "gate", events: events) { action, proceed in
+      if action == 1 { proceed.cancel() } else { proceed() }
+    }
+    let state = LogState<CancelledAction>()
+    let store = Store(state: state, mutations: .init(), executor: .immediate, middlewares: [AnyMiddleware(gate)])
+    store.actions.dispatch(action: 1)
+    store.actions.dispatch(action: 2)
+    #expect(state.committed.values == [2], "a cancelled action was committed")
+    #expect(events.values.contains("gate cancelled 1"))
+  }
+}

@@ -350,3 +350,135 @@ struct DisposableTests {
     withExtendedLifetime(owner) {}
   }
 }
+
+extension DisposableTests {
+  @Test(
+    "inv6: a gated observer is released by dispose(), while a producer or a value on an executor still holds its gate")
+  func inv6_gatedObserverReleasedAtDisposeWhileItsGateLives() {
+    // The producer keeps the function it was handed, and never stops.
+    let producerSend = LockedValue<(@Sendable (Int) -> Void)?>(nil)
+    let signal = Signal<Int> { send in
+      producerSend.withLock { $0 = send }
+      return AnyDisposable()
+    }
+    let producerFlag = DeallocFlag()
+    let producerObservation = signal.observe { [tracked = Tracked(producerFlag)] _ in _ = tracked }
+    producerObservation.dispose()
+    #expect(producerFlag.isFreed, "the function the producer keeps kept the disposed observer")
+
+    let manual = ManualExecutor()
+    let sink = Sink<Int>()
+    let seen = Recorder<Int>()
+    let scheduledFlag = DeallocFlag()
+    let scheduled = sink.signal.observe(on: manual.executor).observe { [tracked = Tracked(scheduledFlag)] value in
+      _ = tracked
+      seen.append(value)
+    }
+    sink.send(value: 1)  // waits on the executor
+    scheduled.dispose()
+    #expect(scheduledFlag.isFreed, "the value waiting on the executor kept the disposed observer")
+    manual.drain()
+    #expect(seen.values.isEmpty)
+    producerSend.withLock { $0 = nil }
+  }
+
+  @Test("inv16: an AnyDisposable runs its closure outside its lock: the closure may ask it whether it is disposed")
+  func inv16_anyDisposableRunsItsClosureOutsideItsLock() {
+    let answer = LockedValue<Bool?>(nil)
+    let holder = LockedValue<AnyDisposable?>(nil)
+    let disposable = AnyDisposable {
+      let disposed = holder.current?.isDisposed
+      answer.withLock { $0 = disposed }
+    }
+    holder.withLock { $0 = disposable }
+    let finished = finishOnThreads(1, within: 5) { _ in disposable.dispose() }
+    #expect(finished, "the closure ran under the disposable's lock")
+    guard finished else { return }  // the stuck thread keeps what it uses
+    #expect(answer.current == false, "disposal takes effect once the closure has returned")
+    #expect(disposable.isDisposed)
+    holder.withLock { $0 = nil }
+  }
+
+  @Test("inv16: a scope asks what it keeps whether it is disposed outside its lock")
+  func inv16_scopeAsksWhetherDisposedOutsideItsLock() {
+    /// A disposable of the user's whose `isDisposed` looks at the scope that keeps it.
+    final class AsksItsScope: Disposable {
+      let scope = LockedValue<DisposableScope?>(nil)
+      var isDisposed: Bool { scope.current?.isDisposed ?? false }
+      func dispose() { scope.withLock { $0 = nil } }
+    }
+    let scope = DisposableScope()
+    let asking = AsksItsScope()
+    asking.scope.withLock { $0 = scope }
+    let finished = finishOnThreads(1, within: 5) { _ in
+      scope += asking
+      for _ in 0..<40 { scope += AnyDisposable() }  // past the count at which adding prunes
+    }
+    #expect(finished, "the scope asked a disposable of the user's under its own lock")
+    guard finished else { return }
+    scope.dispose()
+  }
+
+  @Test(
+    "inv16: a disposed sink observer is released after the sink's lock: its deinit may wait for a send on another thread"
+  )
+  func inv16_disposedObserverReleasedOutsideTheSinkLock() {
+    let sink = Sink<Int>()
+    let disposable: any Disposable
+    do {
+      let payload = RunsElsewhereWhenFreed { sink.send(value: 1) }
+      disposable = sink.signal.observe { [payload] _ in _ = payload }
+    }
+    #expect(
+      finishOnThreads(1, within: 5) { _ in disposable.dispose() }, "the observer was released under the sink's lock")
+  }
+
+  @Test(
+    "inv16: a freed sink releases its observers after its lock: their deinit may observe its signal on another thread")
+  func inv16_freedSinkReleasesObserversOutsideItsLock() {
+    let holder = LockedValue<Sink<Int>?>(Sink<Int>())
+    let signal = holder.current!.signal
+    do {
+      let payload = RunsElsewhereWhenFreed { signal.observe { _ in }.dispose() }
+      signal.observe { [payload] _ in _ = payload }
+    }
+    #expect(
+      finishOnThreads(1, within: 5) { _ in _ = holder.takeValue() },
+      "the freed sink released its observers under its lock")
+  }
+
+  @Test(
+    "inv16: disposing a scoped observation waits for a delivery outside its own lock: the delivery may ask it whether it is disposed"
+  )
+  func inv16_scopedObservationWaitsForADeliveryOutsideItsLock() {
+    let sink = Sink<Int>()
+    let owner = ScopeOwner()
+    let observation = LockedValue<(any Disposable)?>(nil)
+    let entered = DispatchSemaphore(value: 0)
+    let disposing = DispatchSemaphore(value: 0)
+    let answer = LockedValue<Bool?>(nil)
+    // Added first: holds the delivery while another thread disposes the scoped observation.
+    let blocker = sink.signal.observe { _ in
+      entered.signal()
+      disposing.wait()
+      usleep(50_000)  // the disposing thread now waits for this delivery
+      let disposed = observation.current?.isDisposed
+      answer.withLock { $0 = disposed }
+    }
+    observation.withLock { $0 = sink.signal.observe(duringScopeOf: owner) { _ in } }
+    let finished = finishOnThreads(2, within: 5) { thread in
+      if thread == 0 {
+        sink.send(value: 1)
+      } else {
+        entered.wait()
+        disposing.signal()
+        observation.current?.dispose()
+      }
+    }
+    #expect(finished, "dispose() waited for the delivery holding the observation's lock")
+    guard finished else { return }
+    #expect(answer.current == false)
+    #expect(observation.current?.isDisposed == true)
+    blocker.dispose()
+  }
+}

@@ -100,3 +100,21 @@ extension MemoryTests {
     withExtendedLifetime((signal, kept, dropper)) {}
   }
 }
+
+extension ScheduledMemoryTests {
+  @Test("inv8: an observer on an executor goes with its sink once no value waits, even while its disposable is kept")
+  func inv8_observerOnAnExecutorFreedWithSink() {
+    let flag = DeallocFlag()
+    let manual = ManualExecutor()
+    var kept: (any Disposable)?
+    do {
+      let sink = Sink<Int>()
+      kept = sink.signal.observe(on: manual.executor).observe { [tracked = Tracked(flag)] _ in _ = tracked }
+      sink.send(value: 1)
+    }
+    #expect(!flag.isFreed, "a value still waits for the observer")
+    manual.drain()
+    #expect(flag.isFreed, "the kept disposable kept the observer of a freed sink")
+    kept?.dispose()
+  }
+}

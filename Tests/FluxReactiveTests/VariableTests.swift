@@ -174,3 +174,15 @@ extension LockedValue {
     }
   }
 }
+
+extension VariableTests {
+  @Test(
+    "inv16: a variable releases the value it replaced after its locks: that value's deinit may read the variable on another thread"
+  )
+  func inv16_replacedValueReleasedOutsideTheVariableLocks() {
+    let variable = Variable<RunsElsewhereWhenFreed?>(nil)
+    variable.value = RunsElsewhereWhenFreed { _ = variable.value }
+    #expect(
+      finishOnThreads(1, within: 5) { _ in variable.value = nil }, "the replaced value was released under a lock")
+  }
+}

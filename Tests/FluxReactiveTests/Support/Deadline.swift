@@ -59,3 +59,23 @@ func setTwoVariablesReadingEachOther<Value: Sendable>(
   for disposable in keep { disposable.dispose() }
   return (first.value, second.value)
 }
+
+/// An object whose deinit runs `body` on another thread and waits for it: freed under a lock
+/// that `body` takes, it never finishes.
+final class RunsElsewhereWhenFreed: Sendable {
+  let body: @Sendable () -> Void
+
+  init(_ body: @escaping @Sendable () -> Void) {
+    self.body = body
+  }
+
+  deinit {
+    let body = self.body
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      body()
+      done.signal()
+    }.start()
+    done.wait()
+  }
+}
