@@ -68,7 +68,7 @@ public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Deco
   ///   - k: How many actions, from `0` to ``count``.
   ///   - store: The store to set.
   ///   - isolation: Where the restore action is dispatched from: the caller's, by default, so
-  ///     that a store on ``FluxCore/Executor/immediate`` set from the main actor commits there.
+  ///     that a store on `.immediate` set from the main actor commits there.
   /// - Returns: Whether the store committed the restore (a middleware may cancel it).
   @discardableResult
   public func goTo(_ k: Int, in store: Store<State>, isolation: isolated (any Actor)? = #isolation) async -> Bool {
