@@ -75,6 +75,12 @@ extension Signal where Value: Sendable {
   /// countText.signal.bind(to: label, \.text)
   /// ```
   ///
+  /// > Warning: Write the key path here, in the call. Swift 6.3 lets a key path to a property
+  /// > isolated to another global actor be formed in that actor and then sent here
+  /// > ([swiftlang/swift#80388](https://github.com/swiftlang/swift/issues/80388)); the binding
+  /// > would then set that property on the main actor. For a target of another actor, observe
+  /// > and hop to that actor yourself.
+  ///
   /// - Parameters:
   ///   - target: The object to update; held weakly.
   ///   - keyPath: The property to set.
@@ -96,6 +102,9 @@ extension Signal where Value: Sendable {
   /// ```swift
   /// countText.signal.bind(to: label, \.text)  // label.text: String?
   /// ```
+  ///
+  /// > Warning: Write the key path here, in the call: Swift 6.3 lets a key path to a property
+  /// > isolated to another global actor be formed there and sent here (swiftlang/swift#80388).
   ///
   /// - Parameters:
   ///   - target: The object to update; held weakly.
