@@ -28,15 +28,7 @@ struct UnusualExecutorTests {
     race(threads: 3, iterations: 1_000) { thread, index in
       store.actions.dispatch(action: thread * 1_000_000 + index)
     }
-    #expect(waitUntil { state.committed.values.count >= 3_000 })
-    usleep(20_000)
-    let committed = state.committed.values
-    #expect(committed.count == 3_000)
-    #expect(state.overlapCount == 0)
-    for thread in 0..<3 {
-      let mine = committed.filter { $0 / 1_000_000 == thread }.map { $0 % 1_000_000 }
-      #expect(mine == Array(0..<1_000))
-    }
+    expectEachThreadInOrder(state, total: 3_000, settling: 20_000)
   }
 
   @Test("inv10: an executor that runs work on random threads after random delays keeps order and never overlaps")
@@ -56,15 +48,7 @@ struct UnusualExecutorTests {
     race(threads: 3, iterations: 1_000) { thread, index in
       store.actions.dispatch(action: thread * 1_000_000 + index)
     }
-    #expect(waitUntil { state.committed.values.count >= 3_500 })
-    usleep(50_000)
-    let committed = state.committed.values
-    #expect(committed.count == 3_500)
-    #expect(state.overlapCount == 0)
-    for thread in 0..<3 {
-      let mine = committed.filter { $0 / 1_000_000 == thread }.map { $0 % 1_000_000 }
-      #expect(mine == Array(0..<1_000))
-    }
+    let committed = expectEachThreadInOrder(state, total: 3_500, settling: 50_000)
     let position = Dictionary(uniqueKeysWithValues: committed.enumerated().map { ($1, $0) })
     for even in stride(from: 0, to: 1_000, by: 2) {
       #expect(position[9_000_000 + even]! > position[even]!)
@@ -206,4 +190,21 @@ struct UnusualExecutorTests {
     #expect(await second == false)
     #expect(state.committed.values == [1])
   }
+}
+
+/// Waits for `total` commits of `state`, then `settling` microseconds more for any extra one, and
+/// checks that there are exactly `total`, that none overlapped, and that the 1,000 actions each of
+/// 3 threads dispatched (`thread * 1_000_000 + index`) committed in their order. Returns the log.
+@discardableResult
+private func expectEachThreadInOrder<Tag>(_ state: LogState<Tag>, total: Int, settling: UInt32) -> [Int] {
+  #expect(waitUntil { state.committed.values.count >= total })
+  usleep(settling)
+  let committed = state.committed.values
+  #expect(committed.count == total)
+  #expect(state.overlapCount == 0)
+  for thread in 0..<3 {
+    let mine = committed.filter { $0 / 1_000_000 == thread }.map { $0 % 1_000_000 }
+    #expect(mine == Array(0..<1_000))
+  }
+  return committed
 }
