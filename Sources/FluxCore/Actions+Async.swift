@@ -30,4 +30,27 @@ extension Actions {
       dispatch(action: action) { continuation.resume(returning: $0) }
     }
   }
+
+  /// Dispatches `action` from no isolation and waits until it has been committed, or cancelled:
+  /// the spelling of ``dispatchAndWait(action:isolation:)`` as a function of one argument.
+  ///
+  /// ```swift
+  /// let wait: (CounterState.Action) async -> Bool = store.actions.dispatchAndWait
+  /// ```
+  ///
+  /// A call written in full, `dispatchAndWait(action: x)`, takes
+  /// ``dispatchAndWait(action:isolation:)``, which dispatches from the caller's isolation. This one
+  /// is what a function value of type `(Action) async -> Bool`, the reference
+  /// `dispatchAndWait(action:)`, or a protocol requirement of that shape finds: it has no
+  /// caller's isolation to dispatch from, so a store on ``Executor/immediate`` commits on the
+  /// thread that runs it, as one dispatched from a task of no actor would.
+  ///
+  /// - Parameter action: The action to commit.
+  /// - Returns: `true` once the action was committed; `false` if a middleware cancelled it or
+  ///   the store is gone.
+  @_disfavoredOverload
+  @discardableResult
+  public func dispatchAndWait(action: State.Action) async -> Bool {
+    await dispatchAndWait(action: action, isolation: nil)
+  }
 }

@@ -15,7 +15,9 @@ import FluxCore
 /// route; a log with a label no route takes, or with an action of the wrong type, throws a
 /// ``RecordingError`` naming the line, and nothing is dispatched. Then it dispatches the
 /// committed actions, one at a time, in the order of the log, each after the previous one's
-/// commit: `dispatchAndWait`, so the order holds across stores on different executors.
+/// commit: `dispatchAndWait`, so the order holds across stores on different executors. Each is
+/// dispatched from the caller's isolation, so a store on `.immediate` replayed from the main
+/// actor commits there.
 /// Cancelled actions are not dispatched: their stores did not commit them.
 ///
 /// Stores that come and go during the session are found by a resolving route, asked at each
@@ -93,7 +95,7 @@ public final class Replay {
       guard let dispatch = step(entry.store) else {
         throw RecordingError(line: entry.line, "there is no store \"\(entry.store)\" when its action comes")
       }
-      switch await dispatch() {
+      switch await dispatch(isolation) {
       case .committed: committed += 1
       case .cancelled: break
       case .storeFreed:
@@ -115,8 +117,9 @@ private struct Route {
     case storeFreed
   }
 
-  /// Finds the target for a label and returns its dispatch, or `nil` if there is none.
-  typealias Step = (String) -> (() async -> Outcome)?
+  /// Finds the target for a label and returns its dispatch, from the isolation it is given, or
+  /// `nil` if there is none.
+  typealias Step = (String) -> ((isolated (any Actor)?) async -> Outcome)?
 
   let labels: (String) -> Bool
   let prepare: (Recording.Entry) throws(RecordingError) -> Step
@@ -129,8 +132,8 @@ private struct Route {
       let action = try entry.action(as: State.Action.self)
       return { label in
         guard let actions = resolve(label) else { return nil }
-        return {
-          if await actions.dispatchAndWait(action: action) { return .committed }
+        return { isolation in
+          if await actions.dispatchAndWait(action: action, isolation: isolation) { return .committed }
           // Not committed: cancelled by a middleware, or dropped by a store freed meanwhile.
           return actions.reachesAStore ? .cancelled : .storeFreed
         }

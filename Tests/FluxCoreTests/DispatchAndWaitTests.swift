@@ -103,8 +103,7 @@ struct DispatchAndWaitIsolationTests {
   @MainActor
   @Test("dispatchAndWait on the main actor commits an .immediate action on the main queue")
   func immediateCommitOnCallersQueue() async {
-    let key = DispatchSpecificKey<Bool>()
-    DispatchQueue.main.setSpecific(key: key, value: true)
+    let key = mainQueueKey
     let onMain = Recorder<Bool>()
     let state = LogState<Immediate> { _ in onMain.append(DispatchQueue.getSpecific(key: key) == true) }
     let store = Store(state: state, mutations: .init(), executor: .immediate)
@@ -112,3 +111,36 @@ struct DispatchAndWaitIsolationTests {
     #expect(onMain.values == [true], "the commit of an .immediate store ran off the caller's actor")
   }
 }
+
+/// A requirement that `Actions` met before `dispatchAndWait` took the caller's isolation.
+protocol WaitsForCommit {
+  func dispatchAndWait(action: Int) async -> Bool
+}
+
+extension Actions: WaitsForCommit where State == LogState<DispatchAndWaitSpellingTests.AsValue> {}
+
+@Suite("Spelling dispatchAndWait")
+struct DispatchAndWaitSpellingTests {
+  enum AsValue {}
+
+  @Test("dispatchAndWait(action:) passes as a function of one argument and meets a protocol requirement")
+  func asFunctionValueAndWitness() async {
+    let state = LogState<AsValue>()
+    let store = Store(state: state, mutations: .init(), executor: .immediate)
+    let byType: (Int) async -> Bool = store.actions.dispatchAndWait
+    let byName = store.actions.dispatchAndWait(action:)
+    let witness: any WaitsForCommit = store.actions
+    #expect(await byType(1))
+    #expect(await byName(2))
+    #expect(await witness.dispatchAndWait(action: 3))
+    #expect(state.committed.values == [1, 2, 3])
+  }
+}
+
+/// Set on the main queue once and kept for the whole process: a queue holds its keys by address,
+/// so a key freed after a test could be taken for a later key (of another type) at that address.
+private let mainQueueKey: DispatchSpecificKey<Bool> = {
+  let key = DispatchSpecificKey<Bool>()
+  DispatchQueue.main.setSpecific(key: key, value: true)
+  return key
+}()

@@ -1,3 +1,4 @@
+import Dispatch
 import FluxCore
 import FluxTesting
 import Testing
@@ -133,5 +134,26 @@ struct ReplayTests {
     again.route("counter", to: alike.actions)
     try await again.run()
     #expect(alike.computed.count.value == 20)
+  }
+}
+
+extension ReplayTests {
+  @MainActor
+  @Test("run on the main actor dispatches there: a store on .immediate commits each action on the main queue")
+  func runDispatchesFromTheCallersIsolation() async throws {
+    let store = Store<CounterState>(state: .init(), mutations: .init(), executor: .immediate)
+    let (onMain, offMain) = (Flag(), Flag())
+    let replaying = Flag()
+    let observation = store.computed.count.signal.observe { _ in
+      guard replaying.isSet else { return }  // the current value, delivered as observing starts
+      (DispatchQueue.getSpecific(key: mainQueueKey) == true ? onMain : offMain).set()
+    }
+    replaying.set()
+    let replay = Replay(try Self.session())
+    replay.route("a", to: store.actions)
+    replay.route("b", to: store.actions)
+    #expect(try await replay.run() > 0)
+    observation.dispose()
+    #expect(onMain.isSet && !offMain.isSet, "a replayed action committed off the caller's actor")
   }
 }

@@ -29,8 +29,7 @@ struct TimeTravelTests {
   @Test("goTo from the main actor dispatches there: an .immediate store commits on the main queue")
   func goToDispatchesFromTheCallersIsolation() async throws {
     let travel = try TimeTravel(try ReplayTests.session(), label: "a", from: CounterState(), mutations: .init())
-    let key = DispatchSpecificKey<Bool>()
-    DispatchQueue.main.setSpecific(key: key, value: true)
+    let key = mainQueueKey
     let store = Store<CounterState>(state: .init(), mutations: .init(), executor: .immediate)
     let (onMain, offMain) = (Flag(), Flag())
     let observation = store.computed.count.signal.observe { value in
@@ -109,7 +108,7 @@ private struct TravelWatcher: SharedMiddleware {
 }
 
 /// A flag one thread sets and another reads.
-private final class Flag: @unchecked Sendable {
+final class Flag: @unchecked Sendable {
   private let lock = NSLock()
   // Guarded by `lock`.
   private var value = false
@@ -118,3 +117,11 @@ private final class Flag: @unchecked Sendable {
 
   func set() { lock.withLock { value = true } }
 }
+
+/// Set on the main queue once and kept for the whole process: a queue holds its keys by address,
+/// so a key freed after a test could be taken for a later key (of another type) at that address.
+let mainQueueKey: DispatchSpecificKey<Bool> = {
+  let key = DispatchSpecificKey<Bool>()
+  DispatchQueue.main.setSpecific(key: key, value: true)
+  return key
+}()
