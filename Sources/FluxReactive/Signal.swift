@@ -71,6 +71,12 @@ public struct Signal<Value> {
   /// disposed, calling it does nothing, whatever the producer does; a call in flight on another
   /// thread finishes before `dispose()` returns. Values sent while `producer` runs arrive.
   ///
+  /// The disposable `producer` returns is disposed once, by the first `dispose()` of the
+  /// observation. Called from inside the observer, that `dispose()` leaves it for the end of
+  /// the observer's current call: disposing it may wait for another thread that is itself
+  /// waiting for that call. So an observer that disposes its own observation must not wait,
+  /// in the same call, for what the producer's disposable does.
+  ///
   /// - Parameter producer: Starts one observation.
   @inlinable
   public init(_ producer: @escaping Producer) {
