@@ -26,7 +26,8 @@ final class ObserverGate<Value>: @unchecked Sendable {
   // Guarded by `lock`: values sent from inside a call, for after it.
   private var pending = FIFOBuffer<Value>()
   // Guarded by `lock`: what a close from inside the running call left for the end of that call.
-  private var afterCall: [@Sendable () -> Void] = []
+  // At most one: only the first disposal of the gate's one observation leaves anything.
+  private var afterCall: (@Sendable () -> Void)?
 
   /// Creates an open gate in front of `observer`.
   init(_ observer: @escaping @Sendable (Value) -> Void) {
@@ -53,11 +54,10 @@ final class ObserverGate<Value>: @unchecked Sendable {
       next = pending.popFirst()
     }
     isCalling = false
-    var finishing: [@Sendable () -> Void] = []
-    if _slowPath(!afterCall.isEmpty) { swap(&finishing, &afterCall) }
+    let finish = _slowPath(afterCall != nil) ? afterCall.take() : nil
     lock.unlock()
     withExtendedLifetime(observer) {}  // the last reference may go here, after the lock
-    for finish in finishing { finish() }
+    finish?()
   }
 
   /// Closes the gate, waiting for a call in flight on another thread; releases the observer
@@ -74,7 +74,7 @@ final class ObserverGate<Value>: @unchecked Sendable {
     let dropped = pending.removeAll()
     // Only the thread running a call can find `isCalling` set: the call holds the lock.
     let isDeferred = finish != nil && isCalling
-    if isDeferred, let finish { afterCall.append(finish) }
+    if isDeferred { afterCall = finish }
     lock.unlock()
     withExtendedLifetime((observer, dropped)) {}  // released here, after the lock
     return isDeferred
