@@ -80,6 +80,17 @@ public struct Executor: Sendable {
     return false
   }
 
+  /// Whether work waits for the main queue to run it: ``mainThread``, or ``queue(_:)`` of the
+  /// main queue. (A queue that targets the main queue, or a context that hands work to it, is
+  /// not seen.)
+  package var runsOnMainQueue: Bool {
+    switch kind {
+    case .mainThread: true
+    case .queue(let queue): queue === DispatchQueue.main
+    case .immediate, .custom: false
+    }
+  }
+
   /// Runs `work` in this executor's context.
   ///
   /// - Parameter work: The work to run, exactly once.

@@ -81,6 +81,12 @@ open class Store<State: FluxCore.State>: @unchecked Sendable {
     core.isSettled
   }
 
+  /// Whether no action waits or commits in this store; actions a middleware holds may remain.
+  /// For the test kit, after an assertion.
+  package var isDrained: Bool {
+    core.isDrained
+  }
+
   deinit {
     registry.unregister(registration)
     core.cancel()

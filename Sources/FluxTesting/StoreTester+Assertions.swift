@@ -132,9 +132,10 @@ extension StoreTester {
   /// Asserts that no action is left that an assertion did not cover, that no work waits on
   /// the tester's ``ManualExecutor``, and that nothing is under way in the store (an action
   /// queued, committing on another thread, or held by a middleware: one that no assertion
-  /// waited for). Without a manual executor, and off the main queue, it first waits, up to the
-  /// tester's `timeout`, for what runs on the store's executor to end. Call it at the end of a
-  /// test.
+  /// waited for). Without a manual executor, it first waits, up to the tester's `timeout`, for
+  /// what runs on the store's executor to end, except on the main queue for a store whose
+  /// executor is the main queue (waiting there would keep that work from running: await an
+  /// assertion before). Call it at the end of a test.
   ///
   /// - Parameters:
   ///   - fileID: The caller's file, for the failure; leave the default.
@@ -153,9 +154,11 @@ extension StoreTester {
         "at the end of the test, \(manual.pendingCount) pieces of work still wait on the manual executor", at: site,
         harness: harness)
     } else if !waitUntilSettled() {
+      let onMain = MainQueue.shared.isOnMainQueue && runsOnMainQueue
+      let hint = onMain ? " (on the main queue, finish() cannot wait for its work: await an assertion first)" : ""
       fail(
         "at the end of the test, the store still has actions under way (queued, committing, or held by a "
-          + "middleware) that no assertion waited for", at: site, harness: harness)
+          + "middleware) that no assertion waited for" + hint, at: site, harness: harness)
     }
     let left = recorder.takeAll()
     if !left.isEmpty {
@@ -166,10 +169,12 @@ extension StoreTester {
   /// Whether the store is settled, or settles within the timeout: the end of a drain (shared
   /// middleware's `didCommit` runs after the tester's recorder, say) may still run on another
   /// thread when the last assertion returns. Waits by polling; never with a manual executor,
-  /// nor on the main queue, where waiting would keep the work it waits for from running.
+  /// nor on the main queue for a store whose work runs there: waiting would keep it from
+  /// running. (A store on a queue that targets the main queue, which the tester cannot see, is
+  /// waited for until the timeout.)
   private func waitUntilSettled() -> Bool {
     if store.isSettled { return true }
-    if manual != nil || MainQueue.shared.isOnMainQueue { return false }
+    if manual != nil || (runsOnMainQueue && MainQueue.shared.isOnMainQueue) { return false }
     let deadline = deadlineFromNow
     let pause = DispatchSemaphore(value: 0)
     while DispatchTime.now().uptimeNanoseconds < deadline {
@@ -190,7 +195,8 @@ extension StoreTester {
     let actualCancelled = records.compactMap { if case .cancelled(let action) = $0 { action } else { nil } }
     if actualCommitted != committed {
       fail(
-        "\(context): the store committed \(list(actualCommitted)), expected \(list(committed))", at: site,
+        "\(context): the store committed \(list(actualCommitted)), expected \(list(committed))"
+          + stalledHint(found: records.count, expected: committed.count + cancelled.count), at: site,
         harness: harness)
     }
     if actualCancelled != cancelled {
@@ -200,9 +206,19 @@ extension StoreTester {
     }
   }
 
+  /// Why fewer actions ended than expected, when the store's executor never ran its drain: a
+  /// store given a manual executor's `executor`, say, rather than the manual executor itself.
+  private func stalledHint(found: Int, expected: Int) -> String {
+    guard manual == nil, found < expected, !store.isDrained else { return "" }
+    return "; after \(timeout) s, actions still wait for the store's executor to run them (for a "
+      + "ManualExecutor, give the tester the ManualExecutor itself, not its `executor`: the tester runs it)"
+  }
+
   private func check(_ context: String, state: (Computed<State>) -> Bool, at site: CallSite) {
     if !state(store.computed) {
-      fail("\(context): the state is not as expected; it is \(store.computed.state)", at: site, harness: harness)
+      fail(
+        "\(context): the state is not as expected; it is \(StateDescription.describe(store.computed.state))",
+        at: site, harness: harness)
     }
   }
 

@@ -28,16 +28,21 @@ import FluxCore
 /// > reads the state as it is, without running it) every assertion is deterministic and
 /// > single-threaded. Without a
 /// > manual executor, an assertion that finds fewer actions than it expects waits for them (a
-/// > commit on another thread, a held action that a middleware lets go later), for at most
-/// > `timeout` seconds, then compares. One that expects none waits for nothing: an action that
-/// > ends after it (cancelled by a middleware a moment later, say) fails the next assertion,
-/// > or ``finish(fileID:filePath:line:column:)``.
+/// > commit on another thread, a held action that a middleware lets go later), then for the
+/// > store's drain to end (actions already queued, the hooks of shared middleware, which run
+/// > after the tester's recorder), for at most `timeout` seconds in all, then compares. It waits
+/// > by sleeping, so on the main actor a store on the main queue commits meanwhile. An action
+/// > that ends after the assertion (held, and cancelled by a middleware a moment later, say)
+/// > fails the next assertion, or ``finish(fileID:filePath:line:column:)``.
 public final class StoreTester<State: FluxCore.State>: Sendable where State.Action: Equatable {
   /// The store under test.
   public let store: Store<State>
   let recorder: TesterRecorder<State>
   let manual: ManualExecutor?
   let timeout: Double
+  /// Whether the store's work runs on the main queue, so that waiting on the main queue for it
+  /// would keep it from running.
+  let runsOnMainQueue: Bool
   /// The test library whose test made this tester: its assertions fail there.
   let harness = Harness.current
 
@@ -66,6 +71,7 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
       state: state, mutations: mutations, executor: executor, middlewares: middlewares + [AnyMiddleware(recorder)])
     self.manual = nil
     self.timeout = timeout
+    self.runsOnMainQueue = executor.runsOnMainQueue
   }
 
   /// Creates a store of `state` that commits on `executor`, which the tester runs after each
@@ -99,6 +105,7 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
       middlewares: middlewares + [AnyMiddleware(recorder)])
     self.manual = executor
     self.timeout = 0
+    self.runsOnMainQueue = false
   }
 
   /// Dispatches to the store under test, like `store.actions`, without asserting anything.
@@ -118,14 +125,21 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
     return DispatchTime.now().uptimeNanoseconds + wait
   }
 
-  /// Runs the manual executor, or waits until `count` records are there or the timeout
+  /// Runs the manual executor, or waits until `count` records are there and the store's drain
+  /// has ended (the hooks of shared middleware run after the recorder's), or the timeout
   /// passes; then takes every record.
+  ///
+  /// Waits by sleeping, never by blocking: on the main actor, a store on the main queue commits
+  /// meanwhile.
   func settle(expecting count: Int, isolation: isolated (any Actor)?) async -> [TesterRecorder<State>.Record] {
     if let manual {
       manual.runAll()
     } else {
       let deadline = deadlineFromNow
       while recorder.count < count && DispatchTime.now().uptimeNanoseconds < deadline {
+        try? await Task.sleep(nanoseconds: 1_000_000)
+      }
+      while !store.isDrained && DispatchTime.now().uptimeNanoseconds < deadline {
         try? await Task.sleep(nanoseconds: 1_000_000)
       }
     }

@@ -364,6 +364,11 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     readMachine(\.isSettled)
   }
 
+  /// Whether no action waits or commits in the store; a commit running on the lane commits.
+  var isDrained: Bool {
+    readMachine(\.isDrained)
+  }
+
   /// Whether the store of this core has been freed (and so refuses every action).
   var isStoreFreed: Bool {
     readMachine(\.isStoreFreed)

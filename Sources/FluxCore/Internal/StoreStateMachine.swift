@@ -240,6 +240,16 @@ struct StoreStateMachine<State: FluxCore.State> {
     }
   }
 
+  /// Whether no action waits or commits: no drain runs or is scheduled (or the store is gone).
+  /// Actions that a middleware holds may remain.
+  var isDrained: Bool {
+    switch phase {
+    case .idle: queue.count == 0
+    case .freed: true
+    case .awaitingWorker, .scheduled, .draining, .freedWhileDraining: false
+    }
+  }
+
   /// Whether the store is gone.
   @inlinable
   var isStoreFreed: Bool {
