@@ -19,7 +19,8 @@ public struct Recording: Sendable {
     public let line: Int
     /// The label of the store, as given to ``ActionLog/middleware(label:for:)``.
     public let store: String
-    /// When the action ended.
+    /// When the action ended: read from an ISO 8601 time with a fraction of a second, in UTC
+    /// (`2026-11-23T03:07:49.123Z`) or with an offset (`+05:30`); any other time is an error.
     public let time: Date
     /// Whether the action was committed or cancelled.
     public let outcome: ActionOutcome

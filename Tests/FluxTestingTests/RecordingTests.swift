@@ -152,4 +152,62 @@ struct RecordingTests {
     let error = #expect(throws: RecordingError.self) { try read(data) }
     #expect(error?.description == "line 5: the line is not UTF-8 text")
   }
+
+  /// A line of the log with `time` as its time.
+  private static func line(time: String) -> String {
+    #"{"action":{"reset":{}},"durationNanoseconds":1,"outcome":"committed","store":"a","time":""#
+      + time + "\"}\n"
+  }
+
+  @Test(
+    "a time with a day its month does not have, a field out of range, or more after it is an error naming the line",
+    arguments: [
+      "2026-02-30T00:00:00.000Z", "2026-02-29T00:00:00.000Z", "2026-11-31T00:00:00.000Z", "2026-13-01T00:00:00.000Z",
+      "2026-11-23T24:00:00.000Z", "2026-11-23T03:60:00.000Z", "2026-11-23T03:07:60.000Z",
+      "2026-11-23T03:07:49.123Zjunk",
+      " 2026-11-23T03:07:49.123Z", "2026-11-23T03:07:49.123+25:00", "2026-11-23T03:07:49.Z",
+      "99999-01-01T00:00:00.000Z",
+      "２０２６-11-23T03:07:49.123Z",
+    ])
+  func timeOutOfRange(time: String) {
+    let error = #expect(throws: RecordingError.self) { try Recording(jsonLines: Self.good + Self.line(time: time)) }
+    #expect(error?.description == "line 5: \"time\" is not an ISO 8601 time: \(time)")
+  }
+
+  @Test("a time with a long fraction of a second is an error or the instant it names, never another")
+  func longFractionOfASecond() throws {
+    // Ten digits or more, read by a date formatter, named another instant; 35 or more stopped the process.
+    for digits in [10, 35, 200] {
+      let time = "2026-11-23T03:07:49." + String(repeating: "6", count: digits) + "Z"
+      let entry = try #require(try Recording(jsonLines: Self.line(time: time)).entries.first)
+      #expect(abs(entry.time.timeIntervalSince1970 - 1_795_403_269.666_666) < 0.000_01, "\(digits) digits")
+    }
+  }
+
+  @Test("times read back as the instants they name: leap days, offsets from UTC, fractions of every length")
+  func timesReadBack() throws {
+    let times: [(String, TimeInterval)] = [
+      ("2026-11-23T03:07:49.123Z", 1_795_403_269.123), ("2024-02-29T23:59:59.5Z", 1_709_251_199.5),
+      ("2000-02-29T00:00:00.000Z", 951_782_400), ("1969-12-31T23:59:59.999Z", -0.001),
+      ("2026-11-23T03:07:49.123+05:30", 1_795_383_469.123), ("2026-11-23T03:07:49.123-00:00", 1_795_403_269.123),
+      ("2026-11-23T03:07:49.123456789Z", 1_795_403_269.123_457),
+    ]
+    let recording = try Recording(jsonLines: times.map { Self.line(time: $0.0) }.joined())
+    for (entry, (text, expected)) in zip(recording.entries, times) {
+      #expect(abs(entry.time.timeIntervalSince1970 - expected) < 0.000_001, "\(text)")
+    }
+  }
+
+  @Test("a time that an action log wrote reads back as the instant it wrote, to the millisecond")
+  func loggedTimesReadBack() throws {
+    let lines = Lines()
+    let log = ActionLog(output: lines.output)
+    let store = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "a")])
+    let before = Date()
+    store.actions.dispatch(action: .add(1))
+    let after = Date()
+    let time = try #require(try Recording(jsonLines: lines.text).entries.first).time
+    #expect(time.timeIntervalSince(before) > -0.001 && time.timeIntervalSince(after) < 0.001)
+  }
 }

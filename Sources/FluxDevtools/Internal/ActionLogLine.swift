@@ -23,6 +23,7 @@ struct ActionLogHeader: Decodable {
   let time: String
   let outcome: ActionOutcome
   let durationNanoseconds: UInt64?
+
 }
 
 /// The action of a line, decoded as `Action`.
@@ -36,8 +37,70 @@ enum LogTime {
     formatter().string(from: date)
   }
 
+  /// Reads a time as ``string(from:)`` writes it: `yyyy-MM-ddTHH:mm:ss.SSSZ`, with one or more
+  /// digits of the second's fraction, and `Z` or an offset `+hh:mm` or `-hh:mm`. `nil` for
+  /// anything else, a day that its month does not have or a time of day past 23:59:59 included.
+  ///
+  /// Read here, not by a date formatter: the formatter rolls a day that its month does not have
+  /// over into the next month, ignores what follows the time, reads a fraction of ten digits or
+  /// more as another instant, and stops the process on one of 35 digits or more.
   static func date(from string: String) -> Date? {
-    formatter().date(from: string)
+    var rest = Substring(string).utf8
+    func digits(_ count: Int) -> Int? {
+      guard rest.count >= count, rest.prefix(count).allSatisfy(isDigit) else { return nil }
+      defer { rest = rest.dropFirst(count) }
+      return rest.prefix(count).reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+    }
+    func skip(_ character: Unicode.Scalar) -> Bool {
+      guard rest.first == UInt8(ascii: character) else { return false }
+      rest = rest.dropFirst()
+      return true
+    }
+    guard let year = digits(4), skip("-"), let month = digits(2), skip("-"), let day = digits(2), skip("T"),
+      let hour = digits(2), skip(":"), let minute = digits(2), skip(":"), let second = digits(2), skip(".")
+    else { return nil }
+    let fraction = rest.prefix(while: isDigit)
+    guard !fraction.isEmpty else { return nil }
+    rest = rest.dropFirst(fraction.count)
+    // Nine digits are nanoseconds, finer than a `Date` holds this century.
+    let nanoseconds = fraction.prefix(9).reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+    let scale = (fraction.prefix(9).count..<9).reduce(1) { scale, _ in scale * 10 }
+    var offset = 0
+    if !skip("Z") {
+      let sign = skip("+") ? 1 : skip("-") ? -1 : 0
+      guard sign != 0, let hours = digits(2), skip(":"), let minutes = digits(2), hours < 24, minutes < 60
+      else { return nil }
+      offset = sign * (hours * 3600 + minutes * 60)
+    }
+    guard rest.isEmpty, (1...12).contains(month), (1...daysIn(month, of: year)).contains(day), hour < 24,
+      minute < 60, second < 60
+    else { return nil }
+    let seconds =
+      daysSince1970(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60 + second - offset
+    return Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds * scale) / 1e9)
+  }
+
+  private static func isDigit(_ byte: UInt8) -> Bool {
+    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+  }
+
+  private static func daysIn(_ month: Int, of year: Int) -> Int {
+    switch month {
+    case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+    case 4, 6, 9, 11: 30
+    default: 31
+    }
+  }
+
+  /// Days from 1970-01-01 to a day of the proleptic Gregorian calendar.
+  private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+    // Years that begin in March, so that the leap day is the last day of its year.
+    let year = month <= 2 ? year - 1 : year
+    let era = (year >= 0 ? year : year - 399) / 400
+    let yearOfEra = year - era * 400
+    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    return era * 146_097 + dayOfEra - 719_468
   }
 
   private static func formatter() -> ISO8601DateFormatter {
