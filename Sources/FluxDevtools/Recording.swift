@@ -11,7 +11,8 @@ import Foundation
 ///
 /// Reading checks every line before it returns, so a bad or cut-short log throws a
 /// ``RecordingError`` that names the line, and nothing else happens. Blank lines are skipped;
-/// lines may end in `\n` or `\r\n`.
+/// lines may end in `\n` or `\r\n`. A line nests arrays and objects at most 512 deep, as deep as
+/// the JSON decoder reads.
 public struct Recording: Sendable {
   /// One line of the log: one action that a store committed or a middleware cancelled.
   public struct Entry: Sendable {
@@ -94,6 +95,12 @@ public struct Recording: Sendable {
   }
 
   private static func entry(_ json: Data, number: Int, isCutShort: Bool) throws(RecordingError) -> Entry {
+    let nesting = Nesting(json)
+    // The JSON decoder reads no deeper, and stops the process on a line whose last byte opens the
+    // array one level too deep.
+    guard nesting.deepest <= Nesting.limit else {
+      throw RecordingError(line: number, "the line nests arrays and objects more than \(Nesting.limit) deep")
+    }
     let header: ActionLogHeader
     do {
       header = try JSONDecoder().decode(ActionLogHeader.self, from: json)
@@ -101,7 +108,7 @@ public struct Recording: Sendable {
       if let failure = try? JSONDecoder().decode([String: String].self, from: json)["error"] {
         throw RecordingError(line: number, "the log has an error here: \(failure)")
       }
-      if isCutShort, (try? JSONSerialization.jsonObject(with: json)) == nil, isUTF8CutShort(json) {
+      if isCutShort, nesting.isOpenAtEnd, isUTF8CutShort(json) {
         throw RecordingError(line: number, "the line is cut short: the log ends in the middle of it")
       }
       if String(data: json, encoding: .utf8) == nil {
@@ -143,6 +150,43 @@ extension Recording {
       return String(data: bytes.dropLast(cut.count), encoding: .utf8) != nil
     }
     return false
+  }
+}
+
+/// How deep a line nests its arrays and objects, and whether it ends inside one of them or inside
+/// a string, as a line cut short does: brackets and braces counted outside strings.
+private struct Nesting {
+  /// The deepest nesting the JSON decoder reads.
+  static let limit = 512
+
+  private(set) var deepest = 0
+  private(set) var isOpenAtEnd = false
+
+  init(_ bytes: Data) {
+    var depth = 0
+    var isInString = false
+    var isEscaped = false
+    for byte in bytes {
+      if isInString {
+        if isEscaped {
+          isEscaped = false
+        } else if byte == UInt8(ascii: "\\") {
+          isEscaped = true
+        } else if byte == UInt8(ascii: "\"") {
+          isInString = false
+        }
+        continue
+      }
+      switch byte {
+      case UInt8(ascii: "\""): isInString = true
+      case UInt8(ascii: "["), UInt8(ascii: "{"):
+        depth += 1
+        deepest = max(deepest, depth)
+      case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+      default: break
+      }
+    }
+    isOpenAtEnd = isInString || depth > 0
   }
 }
 

@@ -210,4 +210,37 @@ struct RecordingTests {
     let time = try #require(try Recording(jsonLines: lines.text).entries.first).time
     #expect(time.timeIntervalSince(before) > -0.001 && time.timeIntervalSince(after) < 0.001)
   }
+
+  @Test(
+    "a line that nests arrays or objects more than 512 deep is an error naming it",
+    arguments: [
+      String(repeating: "[", count: 513), String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+      #"{"action":"# + String(repeating: "[", count: 512), String(repeating: "{\"a\":", count: 600),
+    ])
+  func nestedTooDeep(line: String) throws {
+    for text in [Self.good + line, Self.good + line + "\n"] {
+      let error = #expect(throws: RecordingError.self) { try Recording(jsonLines: text) }
+      #expect(error?.description == "line 5: the line nests arrays and objects more than 512 deep")
+    }
+    let deepest =
+      #"{"action":"# + String(repeating: "[", count: 511) + String(repeating: "]", count: 511)
+      + #","outcome":"committed","store":"a","time":"2026-11-23T03:07:49.123Z"}"#
+    #expect(try Recording(jsonLines: deepest).entries.count == 1)
+  }
+
+  @Test(
+    "a last line that is whole but not an action says what is wrong, not that the log is cut short",
+    arguments: [
+      ("null", "not an action of the log (the line is null)"),
+      ("true", "not an action of the log (the line is not a Dictionary<String, Any>)"),
+      ("{}}", "not an action of the log (not JSON)"),
+      (
+        #"{"action":{"reset":{}},"outcome":"committed","store":"\ud800","time":"2026-11-23T03:07:49.123Z"}"#,
+        "not an action of the log (not JSON)"
+      ),
+    ])
+  func wholeLastLine(line: String, message: String) {
+    let error = #expect(throws: RecordingError.self) { try Recording(jsonLines: Self.good + line) }
+    #expect(error?.description == "line 5: \(message)")
+  }
 }
