@@ -39,6 +39,11 @@ public struct Recording: Sendable {
     public func action<Action: Decodable>(as type: Action.Type = Action.self) throws(RecordingError) -> Action {
       do {
         return try JSONDecoder().decode(ActionLogBody<Action>.self, from: json).action
+      } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+        // The decoder reads numbers and strings only when asked for them, and tells one that it
+        // cannot read, a number too large for its type included, as a line that is not JSON.
+        let cause = "a number or a string in it cannot be read: too large for its type, or not JSON"
+        throw RecordingError(line: line, "the action is not a \(Action.self) (\(cause))")
       } catch {
         throw RecordingError(
           line: line, "the action is not a \(Action.self) (\(RecordingError.describe(error)))")

@@ -243,4 +243,27 @@ struct RecordingTests {
     let error = #expect(throws: RecordingError.self) { try Recording(jsonLines: Self.good + line) }
     #expect(error?.description == "line 5: \(message)")
   }
+
+  @Test("a duration that is not a whole number of nanoseconds that fits says so, with the key")
+  func durationOutOfRange() {
+    for duration in ["-1", "1.5", "1e30", "18446744073709551616"] {
+      let text =
+        #"{"action":{"reset":{}},"durationNanoseconds":"# + duration
+        + #","outcome":"committed","store":"a","time":"2026-11-23T03:07:49.123Z"}"#
+      let error = #expect(throws: RecordingError.self) { try Recording(jsonLines: text) }
+      #expect(
+        error?.description
+          == "line 1: not an action of the log (\"durationNanoseconds\": not a whole number from 0 to \(UInt64.max))")
+    }
+  }
+
+  @Test("an action with a number too large for its type is an error that says so")
+  func actionNumberOutOfRange() throws {
+    let text =
+      #"{"action":{"add":{"_0":9223372036854775808}},"outcome":"committed","store":"a","#
+      + #""time":"2026-11-23T03:07:49.123Z"}"#
+    let entry = try #require(try Recording(jsonLines: text).entries.first)
+    let error = #expect(throws: RecordingError.self) { try entry.action(as: CounterAction.self) }
+    #expect(error?.message.contains("too large for its type") == true, "\(String(describing: error))")
+  }
 }

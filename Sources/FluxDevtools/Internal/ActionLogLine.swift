@@ -24,6 +24,25 @@ struct ActionLogHeader: Decodable {
   let outcome: ActionOutcome
   let durationNanoseconds: UInt64?
 
+  private enum CodingKeys: String, CodingKey {
+    case store, time, outcome, durationNanoseconds
+  }
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    store = try container.decode(String.self, forKey: .store)
+    time = try container.decode(String.self, forKey: .time)
+    outcome = try container.decode(ActionOutcome.self, forKey: .outcome)
+    do {
+      durationNanoseconds = try container.decodeIfPresent(UInt64.self, forKey: .durationNanoseconds)
+    } catch let error where !(error is DecodingError) {
+      // A number that does not fit: the decoder's own error, which it tells as a line that is not
+      // JSON, without the key.
+      throw DecodingError.dataCorruptedError(
+        forKey: .durationNanoseconds, in: container,
+        debugDescription: "not a whole number from 0 to \(UInt64.max)")
+    }
+  }
 }
 
 /// The action of a line, decoded as `Action`.
