@@ -49,6 +49,10 @@ public final class Replay {
 
   /// Sends the actions labelled `label` to `actions`.
   ///
+  /// Labels compare as Swift strings do: two that differ only in Unicode normalization (`é` as
+  /// one scalar or as `e` and a combining accent) are one label, and a second route for it
+  /// replaces the first.
+  ///
   /// - Parameters:
   ///   - label: The store's label in the log.
   ///   - actions: Where its actions go: a store's `actions`.
