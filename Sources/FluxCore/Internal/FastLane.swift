@@ -19,7 +19,7 @@
 ///
 /// | state ↓ / event →  | `claim` (any thread) | `finish` (the claimant) | `close` (under the lock)        | `open` (under the lock, machine idle) |
 /// |--------------------|----------------------|-------------------------|---------------------------------|---------------------------------------|
-/// | `open`             | → `claimed`          | —                       | → `closed`                      | stays `open`                          |
+/// | `open`             | → `claimed`          | —                       | → `closed`                      | (cannot happen: the section closed it) |
 /// | `claimed`          | refused              | → `open`                | → `handedOver`; machine adopts   | (cannot happen: machine not idle)      |
 /// | `closed`           | refused              | —                       | stays                           | → `open`                              |
 /// | `handedOver`       | refused              | refused: drain instead  | stays                           | → `open` (the claimant's drain ended) |

@@ -40,9 +40,10 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   @usableFromInline @exclusivity(unchecked)
   var laneTarget: Machine.Target?
   /// The middleware of fast commits (all of it passing through): the machine's pipeline when
-  /// the lane last opened, retained. Written only with `lock` held while the machine is idle
-  /// and the lane is not open, so while no fast commit runs; read by fast commits, which run
-  /// only while the lane is claimed. `@exclusivity(unchecked)`: that protocol serializes it.
+  /// the lane last opened, retained. Written only with `lock` held while no drain runs and the
+  /// lane is not open (``settleLane()``: the machine idle, or freed, or waiting for a drain it
+  /// has asked for), so while no fast commit runs; read by fast commits, which run only while
+  /// the lane is claimed. `@exclusivity(unchecked)`: that protocol serializes it.
   @usableFromInline @exclusivity(unchecked)
   var lanePipeline: Unmanaged<MiddlewarePipeline<State>>?
 
