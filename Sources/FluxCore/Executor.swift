@@ -86,7 +86,8 @@ public struct Executor: Sendable {
   package var runsOnMainQueue: Bool {
     switch kind {
     case .mainThread: true
-    case .queue(let queue): queue === DispatchQueue.main
+    // By the queue, not the object: on Linux each `DispatchQueue.main` is a new object.
+    case .queue(let queue): MainQueue.shared.isMainQueue(queue)
     case .immediate, .custom: false
     }
   }

@@ -192,6 +192,17 @@ struct ExecutorTests {
     #expect(synchronous)
   }
 
+  @Test("work waits for the main queue on .mainThread and on a queue of the main queue, whichever object names it")
+  func runsOnMainQueueTellsTheMainQueueByIdentity() {
+    #expect(Executor.mainThread.runsOnMainQueue)
+    #expect(Executor.queue(DispatchQueue.main).runsOnMainQueue)
+    #expect(Executor.queue(.main).runsOnMainQueue)
+    #expect(!Executor.immediate.runsOnMainQueue)
+    #expect(!Executor.queue(DispatchQueue(label: "elsewhere")).runsOnMainQueue)
+    #expect(!Executor.queue(.global()).runsOnMainQueue)
+    #expect(!Executor { work in DispatchQueue.main.async(execute: work) }.runsOnMainQueue)
+  }
+
   @Test("a custom executor runs work where its context puts it")
   func customExecutor() {
     let queue = DispatchQueue(label: "custom")

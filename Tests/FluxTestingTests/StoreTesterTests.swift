@@ -203,6 +203,23 @@ struct StoreTesterTests {
     tester.finish()
   }
 
+  @Test("on the main queue, finish does not wait for a store on a queue of the main queue either")
+  @MainActor
+  func finishOnTheMainQueueDoesNotWaitForAQueueOfTheMainQueue() async {
+    let tester = StoreTester<CounterState>(
+      state: .init(), mutations: .init(), executor: .queue(DispatchQueue.main), timeout: 2)
+    tester.actions.dispatch(action: .add(1))  // its drain waits for the main queue, busy here
+    let start = DispatchTime.now().uptimeNanoseconds
+    withKnownIssue {
+      tester.finish()
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().hasSuffix("finish() cannot wait for its work: await an assertion first)")
+    }
+    #expect(DispatchTime.now().uptimeNanoseconds - start < 1_000_000_000, "finish waited on the main queue")
+    await tester.expect(committed: [.add(1)])
+    tester.finish()
+  }
+
   @Test("a tester keeps reporting to Swift Testing when it asserts outside the test's task")
   func harnessIsTakenWhereTheTesterIsMade() async {
     let tester = StoreTester<CounterState>(state: .init(), mutations: .init())

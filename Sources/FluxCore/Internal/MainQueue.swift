@@ -61,6 +61,12 @@ package final class MainQueue: @unchecked Sendable {
     DispatchQueue.getSpecific(key: key) != nil
   }
 
+  /// Whether `queue` is the main queue itself (not a queue that targets it), whatever object
+  /// stands for it: on Linux, each `DispatchQueue.main` is a new one.
+  package func isMainQueue(_ queue: DispatchQueue) -> Bool {
+    queue.getSpecific(key: key) != nil
+  }
+
   /// Runs `work` inline if on the main queue with nothing waiting; queues it for the runner if
   /// called from inside running work; queues it and schedules a block on the main queue
   /// otherwise.
