@@ -26,9 +26,10 @@ check() {
   ${CC:-gcc} ${OPTIMIZE:--O2} -w $3 -o pan pan.c
   # shellcheck disable=SC2086
   ./pan $4 > pan.out 2>&1 || true
-  grep -E "errors:|states, stored|violated|acceptance cycle|pan:[0-9]|out of memory" pan.out || true
-  # A search that stopped early (out of memory, say) finds no error, and proves nothing either.
-  if ! grep -q "errors: 0" pan.out || grep -q "out of memory\|Search not completed" pan.out; then
+  grep -E "errors:|states, stored|violated|acceptance cycle|pan:[0-9]|out of memory|max search depth" pan.out || true
+  # A search that stopped early (out of memory, or cut at the depth limit, -m) finds no error,
+  # and proves nothing either.
+  if ! grep -q "errors: 0" pan.out || grep -q "out of memory\|Search not completed\|max search depth too small" pan.out; then
     echo "   FAILED: the search did not complete with 0 errors"; failed=1
   fi
   if ls ./*.trail > /dev/null 2>&1; then
