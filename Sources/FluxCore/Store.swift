@@ -87,6 +87,12 @@ open class Store<State: FluxCore.State>: @unchecked Sendable {
     core.isDrained
   }
 
+  /// Whether this store has asked its executor for a drain that has not started. For the test
+  /// kit, to tell an executor that never runs the store's work from a commit that takes long.
+  package var isAwaitingExecutor: Bool {
+    core.isAwaitingExecutor
+  }
+
   deinit {
     registry.unregister(registration)
     core.cancel()

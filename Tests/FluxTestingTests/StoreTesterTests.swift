@@ -174,6 +174,21 @@ struct StoreTesterTests {
     tester.finish()
   }
 
+  @Test("a commit slower than the timeout fails its assertion without the hint of an executor that never ran")
+  func slowCommitFailsWithoutTheStalledHint() async {
+    let state = GateState()
+    let tester = StoreTester<GateState>(
+      state: state, mutations: .init(), executor: .queue(DispatchQueue(label: "gate")), timeout: 0.5)
+    await withKnownIssue {
+      await tester.dispatch(1)  // its commit waits for the gate, opened only after the assertion
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined() == "after dispatching 1: the store committed [], expected [1]"
+    }
+    state.gate.signal()
+    await tester.expect(committed: [1])
+    tester.finish()
+  }
+
   @Test("a failed state check shows a state without a description by its properties, variables by their values")
   func failureDescribesAStateByItsProperties() async {
     let tester = StoreTester<PlainState>(state: .init(), mutations: .init())
@@ -265,6 +280,19 @@ private final class SettleState: State {
 
 private struct SettleMutations: Mutations {
   func commit(action: Int, state: SettleState) {}
+}
+
+/// A state whose commits wait until `gate` is signalled, once each.
+private final class GateState: State, CustomStringConvertible {
+  typealias Action = Int
+  typealias Mutations = GateMutations
+
+  let gate = DispatchSemaphore(value: 0)
+  var description: String { "GateState" }
+}
+
+private struct GateMutations: Mutations {
+  func commit(action: Int, state: GateState) { state.gate.wait() }
 }
 
 /// A state that does not describe itself.

@@ -370,6 +370,11 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     readMachine(\.isDrained)
   }
 
+  /// Whether a drain has been asked of the executor and has not started.
+  var isAwaitingExecutor: Bool {
+    readMachine(\.isAwaitingExecutor)
+  }
+
   /// Whether the store of this core has been freed (and so refuses every action).
   var isStoreFreed: Bool {
     readMachine(\.isStoreFreed)

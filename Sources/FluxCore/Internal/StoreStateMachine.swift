@@ -250,6 +250,11 @@ struct StoreStateMachine<State: FluxCore.State> {
     }
   }
 
+  /// Whether a drain has been asked of the executor and has not started.
+  var isAwaitingExecutor: Bool {
+    phase == .scheduled
+  }
+
   /// Whether the store is gone.
   @inlinable
   var isStoreFreed: Bool {
