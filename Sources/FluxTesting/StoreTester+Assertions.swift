@@ -22,7 +22,10 @@ extension StoreTester {
   ///   - filePath: The caller's file path, for the failure; leave the default.
   ///   - line: The caller's line, for the failure; leave the default.
   ///   - column: The caller's column, for the failure; leave the default.
-  ///   - state: A test of the state afterwards, read through `Computed`.
+  ///   - state: A test of the state afterwards, read through `Computed`. When it fails, the
+  ///     failure shows the state by its description (`CustomStringConvertible`), or else by its
+  ///     stored properties, each `Variable` and `Constant` by its value, read as Swift's `dump`
+  ///     reads them: an `unowned` property whose object is gone stops the test.
   public func dispatch(
     _ action: State.Action,
     committed: [State.Action]? = nil,
