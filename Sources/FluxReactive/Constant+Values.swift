@@ -26,8 +26,10 @@ extension Constant where Value: Sendable {
   /// > change is buffered on the thread that sets the variable, inside the delivery, without
   /// > waiting. The loop body runs in the task that iterates. The observation is disposed on
   /// > the thread that ends the iteration: the one that releases the stream (the iterating
-  /// > task, after a loop that breaks), or the caller of `cancel()` when the task is waiting;
-  /// > when the variable is freed, on a worker thread, which then finishes the stream.
+  /// > task, after a loop that breaks), or the caller of `cancel()` when the task is waiting (a
+  /// > worker thread if a delivery is in flight on another thread then: waiting for it there
+  /// > could deadlock); when the variable is freed, on a worker thread, which then finishes the
+  /// > stream.
   ///
   /// - Returns: A stream of the current value and every later change.
   public var values: AsyncStream<Value> {
@@ -50,8 +52,10 @@ extension Constant where Value: Sendable {
   /// > change is buffered on the thread that sets the variable, inside the delivery, without
   /// > waiting. The loop body runs in the task that iterates. The observation is disposed on
   /// > the thread that ends the iteration: the one that releases the stream (the iterating
-  /// > task, after a loop that breaks), or the caller of `cancel()` when the task is waiting;
-  /// > when the variable is freed, on a worker thread, which then finishes the stream.
+  /// > task, after a loop that breaks), or the caller of `cancel()` when the task is waiting (a
+  /// > worker thread if a delivery is in flight on another thread then: waiting for it there
+  /// > could deadlock); when the variable is freed, on a worker thread, which then finishes the
+  /// > stream.
   ///
   /// - Parameters:
   ///   - bufferingPolicy: What the stream keeps while the loop is busy.

@@ -32,6 +32,17 @@ protocol PromptlyDisposedQuery: Disposable {
   var isDisposedWithoutWaiting: Bool? { get }
 }
 
+/// A disposable that can also be disposed only if that waits for no other thread.
+///
+/// For callers that may hold a lock a delivery needs: a `values` stream's `onTermination` runs,
+/// on `task.cancel()`, under the cancelled task's status lock, which a delivery that yields to
+/// the stream takes to resume the task. Waiting there for that delivery would never end.
+protocol PromptlyDisposable: Disposable {
+  /// Disposes at once and returns `true` if that waits for no other thread (disposed already
+  /// counts); otherwise does nothing and returns `false`.
+  func disposeWithoutWaiting() -> Bool
+}
+
 extension Disposable {
   /// Whether this disposable is surely disposed, found without waiting for a delivery on
   /// another thread: `false` when that would wait.

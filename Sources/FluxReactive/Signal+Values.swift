@@ -32,10 +32,14 @@ extension Signal where Value: Sendable {
   /// > delivery, and never waits. The loop body runs in the task that iterates. The observation
   /// > is disposed on the thread that ends the iteration: the one that releases the stream (the
   /// > iterating task, after a loop that breaks), or the caller of `cancel()` when the task is
-  /// > waiting. When the source ends instead (it releases its observer), the observation is
-  /// > disposed, and then the stream finished, on a worker thread: the source may release its
-  /// > observer under a lock of its own, or in the middle of changing the storage that held it,
-  /// > and disposing there would call back into it (a producer's disposable).
+  /// > waiting. Where that would wait, for a delivery in flight on another thread or for the
+  /// > producer of a signal that is not a sink's or a variable's, a worker thread disposes it
+  /// > instead: `cancel()` runs under a lock of the task that a delivery to the loop needs, so
+  /// > waiting there could deadlock. When the source ends instead (it releases its observer),
+  /// > the observation is disposed, and then the stream finished, on a worker thread: the source
+  /// > may release its observer under a lock of its own, or in the middle of changing the
+  /// > storage that held it, and disposing there would call back into it (a producer's
+  /// > disposable).
   ///
   /// - Returns: A stream of every value sent after this call.
   public var values: AsyncStream<Value> {
@@ -61,10 +65,14 @@ extension Signal where Value: Sendable {
   /// > delivery, and never waits. The loop body runs in the task that iterates. The observation
   /// > is disposed on the thread that ends the iteration: the one that releases the stream (the
   /// > iterating task, after a loop that breaks), or the caller of `cancel()` when the task is
-  /// > waiting. When the source ends instead (it releases its observer), the observation is
-  /// > disposed, and then the stream finished, on a worker thread: the source may release its
-  /// > observer under a lock of its own, or in the middle of changing the storage that held it,
-  /// > and disposing there would call back into it (a producer's disposable).
+  /// > waiting. Where that would wait, for a delivery in flight on another thread or for the
+  /// > producer of a signal that is not a sink's or a variable's, a worker thread disposes it
+  /// > instead: `cancel()` runs under a lock of the task that a delivery to the loop needs, so
+  /// > waiting there could deadlock. When the source ends instead (it releases its observer),
+  /// > the observation is disposed, and then the stream finished, on a worker thread: the source
+  /// > may release its observer under a lock of its own, or in the middle of changing the
+  /// > storage that held it, and disposing there would call back into it (a producer's
+  /// > disposable).
   ///
   /// - Parameters:
   ///   - bufferingPolicy: What the stream keeps while the loop is busy.
@@ -74,7 +82,17 @@ extension Signal where Value: Sendable {
       // Set before observing, so that an end of the stream at any later moment disposes the
       // observation, even one that comes while `observe` still runs.
       let observation = LateDisposable()
-      continuation.onTermination = { _ in observation.dispose() }
+      continuation.onTermination = { _ in
+        // `task.cancel()` calls this under the cancelled task's status lock, and a delivery to
+        // this stream on another thread needs that lock to resume the waiting loop: waiting
+        // here for that delivery would never end. So this disposes at once only what needs no
+        // wait; anything else is disposed on a worker thread, which waits for the delivery once
+        // `cancel()` has released the lock. The stream has ended by then: the values the
+        // observer still gets go nowhere.
+        if !observation.disposeWithoutWaiting() {
+          DispatchQueue.global().async { observation.dispose() }
+        }
+      }
       let finisher = StreamFinisher(continuation, observation: observation)
       observation.set(observe { value in finisher.continuation.yield(value) })
     }

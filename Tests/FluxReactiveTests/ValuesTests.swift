@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Testing
 
 @testable import FluxReactive
@@ -73,6 +75,47 @@ struct ValuesTests {
     task.cancel()
     await task.value
     #expect(sink.core.observerCount == 0)
+  }
+
+  @Test("inv6: cancelling a waiting loop while another thread delivers to its stream does not deadlock")
+  func inv6_cancelDuringDeliveryDoesNotDeadlock() async {
+    // `task.cancel()` runs the stream's `onTermination` under the task's own status lock, and
+    // a delivery that yields to the waiting loop needs that lock to resume it: disposing the
+    // observation there must not wait for that delivery.
+    let sink = Sink<Int>()
+    let delivering = DispatchSemaphore(value: 0)
+    let first = sink.signal.observe { value in
+      guard value == 2 else { return }
+      delivering.signal()
+      usleep(200_000)  // lets the other thread start cancelling, which waits for this delivery
+    }
+    let values = sink.signal.values
+    let (seen, seenContinuation) = AsyncStream.makeStream(of: Int.self)
+    let task = Task {
+      for await value in values { seenContinuation.yield(value) }
+    }
+    sink.send(value: 1)
+    var seenValues = seen.makeAsyncIterator()
+    #expect(await seenValues.next() == 1)  // the loop now waits for the next value
+    let done = LockedValue(0)
+    Thread {
+      sink.send(value: 2)
+      done.withLock { $0 += 1 }
+    }.start()
+    Thread {
+      delivering.wait()
+      task.cancel()
+      done.withLock { $0 += 1 }
+    }.start()
+    let finished = await eventuallyWithin(seconds: 10) { done.current == 2 }
+    #expect(finished, "task.cancel() and the delivery to the stream deadlocked")
+    guard finished else {
+      _ = Unmanaged.passRetained(Box((sink, task, first)))  // the stuck threads hold their locks
+      return
+    }
+    await task.value
+    #expect(await eventually { sink.core.observerCount == 1 })
+    first.dispose()
   }
 
   @Test("inv6: a task cancelled before it iterates disposes the observation")

@@ -10,10 +10,13 @@ import FluxCore
 /// Every ``dispose()`` returns only once the inner disposable's has taken effect: a second
 /// call, on another thread, while the first waits for a delivery in flight, disposes the inner
 /// one too, and so waits as the first does (the inner one's `dispose()` is idempotent).
-final class LateDisposable: PromptlyDisposedQuery, @unchecked Sendable {
+final class LateDisposable: PromptlyDisposedQuery, PromptlyDisposable, @unchecked Sendable {
   private enum Phase {
     /// Not disposed; the inner disposable, once set.
     case live((any Disposable)?)
+    /// `disposeWithoutWaiting()` is trying to dispose the inner disposable; it goes back to
+    /// `live` if that would wait, unless a `dispose()` took over meanwhile.
+    case trying(any Disposable)
     /// `dispose()` is disposing the inner disposable.
     case disposing(any Disposable)
     case disposed
@@ -29,7 +32,7 @@ final class LateDisposable: PromptlyDisposedQuery, @unchecked Sendable {
   var isDisposed: Bool {
     switch lock.withLock({ phase }) {
     case .live(let inner): inner?.isDisposed ?? false  // asked outside the lock: it may wait
-    case .disposing: false
+    case .trying, .disposing: false
     case .disposed: true
     }
   }
@@ -38,7 +41,7 @@ final class LateDisposable: PromptlyDisposedQuery, @unchecked Sendable {
     switch lock.withLock({ phase }) {
     case .live(nil): false
     case .live(let inner?): inner.isSurelyDisposed ? true : nil
-    case .disposing: nil
+    case .trying, .disposing: nil
     case .disposed: true
     }
   }
@@ -47,7 +50,7 @@ final class LateDisposable: PromptlyDisposedQuery, @unchecked Sendable {
   var hasStartedDisposing: Bool {
     switch lock.withLock({ phase }) {
     case .live: false
-    case .disposing, .disposed: true
+    case .trying, .disposing, .disposed: true
     }
   }
 
@@ -64,7 +67,9 @@ final class LateDisposable: PromptlyDisposedQuery, @unchecked Sendable {
   func dispose() {
     let inner: (any Disposable)? = lock.withLock {
       switch phase {
-      case .live(let inner?):
+      case .live(let inner?), .trying(let inner):
+        // Over a `disposeWithoutWaiting()` that is trying: this call disposes, waiting if it
+        // must, and that one leaves the phase to it.
         phase = .disposing(inner)
         return inner
       case .live(nil):
@@ -84,5 +89,34 @@ final class LateDisposable: PromptlyDisposedQuery, @unchecked Sendable {
       return inner
     }
     withExtendedLifetime(released) {}  // released after the lock
+  }
+
+  /// Disposes the inner disposable at once if that waits for no other thread; otherwise leaves
+  /// everything as it was and returns `false`. Only an inner disposable that can tell
+  /// (``PromptlyDisposable``) is disposed here: any other might wait.
+  func disposeWithoutWaiting() -> Bool {
+    let inner: (any PromptlyDisposable)? = lock.withLock {
+      switch phase {
+      case .live(nil):
+        phase = .disposed
+        return nil
+      case .live(let inner?):
+        guard let prompt = inner as? any PromptlyDisposable else { return nil }
+        phase = .trying(inner)
+        return prompt
+      case .trying, .disposing, .disposed:
+        return nil
+      }
+    }
+    guard let inner else { return isDisposedWithoutWaiting == true }
+    let disposed = inner.disposeWithoutWaiting()
+    let released: (any Disposable)? = lock.withLock {
+      // A `dispose()` that came meanwhile owns the phase now (`disposing`, or `disposed`).
+      guard case .trying(let current) = phase else { return nil }
+      phase = disposed ? .disposed : .live(current)
+      return disposed ? current : nil
+    }
+    withExtendedLifetime(released) {}  // released after the lock
+    return disposed
   }
 }

@@ -33,16 +33,20 @@ struct ObserverToken<Value>: Disposable {
   }
 }
 
-extension ObserverToken: PromptlyDisposedQuery {
+extension ObserverToken: PromptlyDisposedQuery, PromptlyDisposable {
   var isDisposedWithoutWaiting: Bool? {
     core.containsWithoutWaiting(key).map { !$0 }
+  }
+
+  func disposeWithoutWaiting() -> Bool {
+    core.removeWithoutWaiting(key)
   }
 }
 
 /// A disposable that was disposed before it was made: the answer to observing something that
 /// has ended, or binding to a target that is gone.
 @usableFromInline
-struct DisposedDisposable: Disposable {
+struct DisposedDisposable: PromptlyDisposable {
   @inlinable
   init() {}
 
@@ -51,4 +55,6 @@ struct DisposedDisposable: Disposable {
 
   @usableFromInline
   func dispose() {}
+
+  func disposeWithoutWaiting() -> Bool { true }
 }

@@ -269,6 +269,21 @@ final class SubjectCore<Value>: @unchecked Sendable {
     return removed != nil  // the closure is released here, after the lock
   }
 
+  /// `remove(_:)` if no other thread holds `lock` (delivering, most likely); `false`, doing
+  /// nothing, if one does and removing would wait for it.
+  func removeWithoutWaiting(_ key: UInt64) -> Bool {
+    guard lock.tryLock() else { return false }
+    let removed = observers.remove(key)
+    if isDelivering {
+      hasPendingWork = true  // compact when the delivery is over
+    } else {
+      observers.compactIfNeeded()
+    }
+    lock.unlock()
+    withExtendedLifetime(removed) {}  // the closure is released here, after the lock
+    return true
+  }
+
   /// Whether the observer under `key` is still there.
   @usableFromInline
   func contains(_ key: UInt64) -> Bool {

@@ -79,3 +79,13 @@ final class RunsElsewhereWhenFreed: Sendable {
     done.wait()
   }
 }
+
+/// Polls `condition` until it holds or `seconds` have passed, without blocking a thread of the
+/// cooperative pool; for deadlock tests, whose failure should come sooner than `eventually`'s.
+func eventuallyWithin(seconds: Int, _ condition: () -> Bool) async -> Bool {
+  for _ in 0..<(seconds * 1_000) {
+    if condition() { return true }
+    try? await Task.sleep(nanoseconds: 1_000_000)
+  }
+  return condition()
+}
