@@ -115,6 +115,28 @@ struct ScopeAndBindingTests {
     #expect(seen.values == [1])
   }
 
+  @Test("inv6: an observe(on:) observer disposed while its call runs elsewhere is released when dispose() returns")
+  func inv6_observeOnObserverDisposedDuringItsCallIsReleasedByDispose() {
+    var kept = 0
+    for _ in 0..<300 {
+      let queue = DispatchQueue(label: "observe-on-release")
+      let sink = Sink<Int>()
+      let flag = DeallocFlag()
+      let inCall = DispatchSemaphore(value: 0)
+      let disposable = sink.signal.observe(on: .queue(queue)).observe { [tracked = Tracked(flag)] _ in
+        _ = tracked
+        inCall.signal()
+        usleep(1_000)  // `dispose()` on the test's thread waits for this call
+      }
+      sink.send(value: 1)
+      inCall.wait()
+      disposable.dispose()
+      if !flag.isFreed { kept += 1 }
+      queue.sync {}
+    }
+    #expect(kept == 0, "the observer outlived dispose() in \(kept) of 300 tries")
+  }
+
   @Test("observe(on:) keeps order on a serial executor")
   func observeOnKeepsOrder() {
     let queue = DispatchQueue(label: "observe-on")

@@ -11,7 +11,7 @@ import FluxCore
 /// call, and the call must not wait for it. A value sent from inside a call (a producer that
 /// sends again as its observer runs) waits for the end of that call, so calls never nest.
 /// `close()` releases the observer after the lock, and a call keeps it alive until the call has
-/// returned and the lock is free (invariant 16).
+/// returned; until the lock is free, if the gate was closed during the call (invariant 16).
 ///
 /// Used where Flux hands an observer to code that may call it from any thread at any time:
 /// a producer signal's observer, and the observer that `observe(on:)` runs on its executor.
@@ -44,7 +44,7 @@ final class ObserverGate<Value>: @unchecked Sendable {
       return
     }
     isCalling = true
-    let observer = self.observer
+    var observer = self.observer
     var next: Value? = value
     while let value = next {
       // Read again for each value: a close from inside a call stops the values after it. The
@@ -55,8 +55,14 @@ final class ObserverGate<Value>: @unchecked Sendable {
     }
     isCalling = false
     let finish = _slowPath(afterCall != nil) ? afterCall.take() : nil
+    // While the gate is open it holds the observer too, so the copy is not the last reference
+    // and goes here, under the lock: a `close()` waiting on another thread for this call then
+    // drops the last one itself, and the observer is freed before its `dispose()` returns
+    // (invariant 6). Closed during the call, the gate holds nothing: the copy may be the last
+    // reference, and goes after the lock (invariant 16).
+    if self.observer != nil { observer = nil }
     lock.unlock()
-    withExtendedLifetime(observer) {}  // the last reference may go here, after the lock
+    withExtendedLifetime(observer) {}
     finish?()
   }
 
