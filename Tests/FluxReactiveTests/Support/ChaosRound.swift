@@ -45,7 +45,6 @@ final class ChaosRound: @unchecked Sendable {
     var nextValue = 1
     var reactionBudget = 0
     var increments = 0
-    var lateReleases = 0
     var problems: [String] = []
     var counts: [String: Int] = [:]
     var arrived = 0
@@ -70,7 +69,6 @@ final class ChaosRound: @unchecked Sendable {
   }
 
   var problems: [String] { world.current.problems }
-  var lateReleases: Int { world.current.lateReleases }
 
   var counts: [String: Int] { world.current.counts }
 
@@ -291,20 +289,15 @@ final class ChaosRound: @unchecked Sendable {
     if !disposable.isDisposed { problem("rule 6: observation \(record.id) not disposed after dispose()") }
     // A subject freed on another thread meanwhile releases its observers there, after its lock.
     if !record.captured.isFreed && !record.subject.dropped.isFreed {
-      // A call on a queue releases its copy of the observer right after the gate's lock.
-      if record.kind == .queued {
-        world.withLock { $0.lateReleases += 1 }
-      } else {
-        let log = record.state.current.log
-        usleep(20_000)
-        // An owner's weak references read `nil` from the start of its deinit, which sets the flag
-        // a moment later: a scoped observer may have disposed itself in between.
-        if record.owner?.isFreed ?? false { return }
-        problem(
-          "rule 6: observation \(record.id) (\(record.kind)) of subject \(record.subject.instance) "
-            + "(\(record.subject.isVariable ? "variable" : "sink")) not released when dispose() returned; "
-            + "saw \(log.count) values; released 20 ms later: \(record.captured.isFreed)")
-      }
+      let log = record.state.current.log
+      usleep(20_000)
+      // An owner's weak references read `nil` from the start of its deinit, which sets the flag
+      // a moment later: a scoped observer may have disposed itself in between.
+      if record.owner?.isFreed ?? false { return }
+      problem(
+        "rule 6: observation \(record.id) (\(record.kind)) of subject \(record.subject.instance) "
+          + "(\(record.subject.isVariable ? "variable" : "sink")) not released when dispose() returned; "
+          + "saw \(log.count) values; released 20 ms later: \(record.captured.isFreed)")
     }
   }
 
@@ -395,7 +388,7 @@ final class ChaosRound: @unchecked Sendable {
         return state.isDisposing
       }
       let mayBeHeld = wasDisposing || (record.owner?.isFreed ?? false) || record.subject.dropped.isFreed
-      if record.kind != .queued, !mayBeHeld, !record.captured.isFreed {
+      if !mayBeHeld, !record.captured.isFreed {
         problem("rule 6: observation \(record.id) (\(record.kind)) not released once its scope was disposed")
       }
     }
