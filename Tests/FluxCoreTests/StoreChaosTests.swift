@@ -12,7 +12,9 @@ import Testing
 // Rules 10, 11, 12, 14, 15 and 16 are checked as the program runs, every live store is checked to
 // have committed what it was sent once it drains, and everything is checked freed once it
 // settles. A failure prints the seed: FLUX_CHAOS_SEED=<seed> replays the random choices (not the
-// threads' timing); FLUX_CHAOS_ROUNDS=<n> runs more rounds; FLUX_CHAOS_STATS=1 prints what ran.
+// threads' timing); FLUX_CHAOS_ROUNDS=<n> runs more rounds; FLUX_CHAOS_STATS=1 prints what ran;
+// FLUX_CHAOS_MAIN=1 adds stores on `.mainThread` and on the main queue (which a runner must
+// drain: Swift Testing's does).
 
 /// What the middleware does with a chaos action.
 private enum ChaosMode: CaseIterable {
@@ -345,16 +347,21 @@ private final class Stats: @unchecked Sendable {
   }
 }
 
-/// Counts the live instances of what holds one.
+/// Counts the live instances of what holds one, and may run user code when freed.
 private final class LiveToken: Sendable {
   let live: Counter
+  let onDeinit: (@Sendable () -> Void)?
 
-  init(_ live: Counter) {
+  init(_ live: Counter, onDeinit: (@Sendable () -> Void)? = nil) {
     self.live = live
+    self.onDeinit = onDeinit
     live.increment()
   }
 
-  deinit { live.decrement() }
+  deinit {
+    onDeinit?()
+    live.decrement()
+  }
 }
 
 /// A weak reference, to see an object freed.
@@ -475,6 +482,14 @@ private final class Chaos: @unchecked Sendable {
     return logs.flatMap { $0.unhooked.filter { committed.contains($0) } }
   }
 
+  /// A token counted in `live`; a third of them take a step when freed: the deinit of what the
+  /// user gave Flux runs user code, which must find no Flux lock held (rule 16).
+  func token(_ live: Counter) -> LiveToken {
+    let seed = nextID.increment()
+    guard seed % 3 == 0 else { return LiveToken(live) }
+    return LiveToken(live) { self.nestedStep(seed: seed) }
+  }
+
   func watch(_ object: AnyObject) {
     lock.withLock { if watched.count < 4_000 { watched.append(Weak(object)) } }
   }
@@ -487,10 +502,14 @@ private final class Chaos: @unchecked Sendable {
 
   // MARK: Steps
 
+  static let usesMainQueue = ProcessInfo.processInfo.environment["FLUX_CHAOS_MAIN"] != nil
+
   func createStore(_ random: inout SplitMix64) {
     let reach = Reach()
     let executor: Executor
     switch Int.random(in: 0..<12, using: &random) {
+    case 0 where Self.usesMainQueue: executor = .mainThread
+    case 1 where Self.usesMainQueue: executor = .queue(.main)
     case 0..<5: executor = .immediate
     case 5..<8: executor = .queue(DispatchQueue(label: "chaos.serial"))
     case 8..<11: executor = .queue(DispatchQueue(label: "chaos.concurrent", attributes: .concurrent))
@@ -513,12 +532,12 @@ private final class Chaos: @unchecked Sendable {
     }
     let state = ChaosState(chaos: self, number: number, hasOwnMiddleware: middlewareCount > 0)
     let middlewares = (0..<middlewareCount).map { index in
-      AnyMiddleware(ChaosMiddleware(token: LiveToken(liveMiddleware), chaos: self, isFirst: index == 0, reach: reach))
+      AnyMiddleware(ChaosMiddleware(token: token(liveMiddleware), chaos: self, isFirst: index == 0, reach: reach))
     }
     let echoesToItself = random.chance(1, in: 2)
     let entry = Entry(state: state) {
       let store = Store(
-        state: state, mutations: ChaosMutations(token: LiveToken(liveMutations)), executor: executor,
+        state: state, mutations: ChaosMutations(token: token(liveMutations)), executor: executor,
         middlewares: middlewares)
       // The state then holds the store's core: a cycle the store's free must break.
       if echoesToItself { state.setOwnActions(store.actions) }
@@ -667,9 +686,9 @@ private final class Chaos: @unchecked Sendable {
     if random.chance(1, in: 2) {
       let log = HolderLog()
       lock.withLock { holderLogs.append(log) }
-      added = SharedMiddlewares.add(ChaosHolder(token: LiveToken(liveMiddleware), chaos: self, log: log))
+      added = SharedMiddlewares.add(ChaosHolder(token: token(liveMiddleware), chaos: self, log: log))
     } else {
-      added = SharedMiddlewares.add(ChaosWatcher(token: LiveToken(liveMiddleware)))
+      added = SharedMiddlewares.add(ChaosWatcher(token: token(liveMiddleware)))
     }
     // Once the round tears down, middleware added from a late commit goes at once.
     let isLate = lock.withLock {
@@ -693,8 +712,8 @@ private final class Chaos: @unchecked Sendable {
     }
   }
 
-  /// A step taken inside a commit: decide a kept `Proceed`, free or make a store, dispatch,
-  /// add or remove shared middleware.
+  /// A step taken inside a commit or a deinit: decide a kept `Proceed`, free or make a store,
+  /// dispatch, add or remove shared middleware.
   func nestedStep(seed: Int) {
     var random = SplitMix64(seed: self.seed ^ UInt64(seed))
     var sequence = 0
