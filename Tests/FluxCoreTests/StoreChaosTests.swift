@@ -263,7 +263,12 @@ private struct ChaosHolder: SharedMiddleware {
     if !log.intercepted(state.number, action.id) {
       chaos.fail("store \(state.number): shared middleware intercepted \(action.id) twice")
     }
-    if action.mode == .holdShared { chaos.keep(proceed) } else { proceed() }
+    if action.mode == .holdShared {
+      chaos.stats.count("keptByShared")
+      chaos.keep(proceed)
+    } else {
+      proceed()
+    }
   }
 
   func willCommit(action: any Sendable, state: any State) {
@@ -315,6 +320,21 @@ private struct ChaosWatcher: SharedMiddleware {
 
   func didCommit(action: any Sendable, state: any State) {
     _ = token
+  }
+}
+
+/// A flag that one caller takes.
+private final class Once: @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var taken = false
+
+  /// `true` for the first caller only.
+  func take() -> Bool {
+    lock.withLock {
+      defer { taken = true }
+      return !taken
+    }
   }
 }
 
@@ -441,6 +461,8 @@ private final class Chaos: @unchecked Sendable {
 
   let seed: UInt64
   let waiting = Counter()
+  /// The `dispatchAndWait` tasks made and not yet started.
+  let unstartedTasks = Counter()
   /// What happened, for a look at what a run covers (FLUX_CHAOS_STATS=1 prints it).
   let stats = Stats()
   let liveMiddleware = Counter()
@@ -609,7 +631,11 @@ private final class Chaos: @unchecked Sendable {
         let action = action(stream: -1, sequence: 0, mode: randomMode(&random), echo: .none)
         let waiter = ChaosWaiter(chaos: self, id: action.id, state: entry.state)
         waiting.increment()
-        Task.detached { waiter.answer(await actions.dispatchAndWait(action: action)) }
+        unstartedTasks.increment()
+        Task.detached { [unstartedTasks] in
+          unstartedTasks.decrement()
+          waiter.answer(await actions.dispatchAndWait(action: action))
+        }
       }
     }
     // Sometimes freed right after: with actions queued, held or committing.
@@ -676,26 +702,38 @@ private final class Chaos: @unchecked Sendable {
     _ = Store<ChaosState>.actions.reachesAStore
   }
 
+  /// Adds or removes shared middleware that keeps the default interception: lanes reopen under
+  /// it, so it may stay for long.
   func toggleShared(_ random: inout SplitMix64) {
     let registration = lock.withLock { () -> SharedMiddlewareRegistration? in
       guard registrations.count >= 2 || (!registrations.isEmpty && random.chance(1, in: 2)) else { return nil }
       return registrations.remove(at: Int.random(in: 0..<registrations.count, using: &random))
     }
     if let registration { return registration.remove() }
-    let added: SharedMiddlewareRegistration
-    if random.chance(1, in: 2) {
-      let log = HolderLog()
-      lock.withLock { holderLogs.append(log) }
-      added = SharedMiddlewares.add(ChaosHolder(token: token(liveMiddleware), chaos: self, log: log))
-    } else {
-      added = SharedMiddlewares.add(ChaosWatcher(token: token(liveMiddleware)))
-    }
+    let added = SharedMiddlewares.add(ChaosWatcher(token: token(liveMiddleware)))
     // Once the round tears down, middleware added from a late commit goes at once.
     let isLate = lock.withLock {
       if !isClosed { registrations.append(added) }
       return isClosed
     }
     if isLate { added.remove() }
+  }
+
+  /// Adds a shared middleware that holds actions, dispatches a few, and removes it: what it
+  /// holds finishes through it. Only for a moment, because it intercepts every action of every
+  /// store of the process, which shuts their lanes (other tests wait for theirs to open).
+  func holdSharedBriefly(thread: Int, sequence: inout Int, _ random: inout SplitMix64) {
+    let log = HolderLog()
+    lock.withLock { holderLogs.append(log) }
+    let registration = SharedMiddlewares.add(ChaosHolder(token: token(liveMiddleware), chaos: self, log: log))
+    for _ in 0..<Int.random(in: 0..<4, using: &random) {
+      if random.chance(1, in: 3) {
+        dispatchGlobally(thread: thread, sequence: &sequence, &random)
+      } else {
+        dispatch(thread: thread, sequence: &sequence, &random)
+      }
+    }
+    registration.remove()
   }
 
   func step(thread: Int, sequence: inout Int, _ random: inout SplitMix64) {
@@ -706,7 +744,8 @@ private final class Chaos: @unchecked Sendable {
     case 58..<68: dispatchGlobally(thread: thread, sequence: &sequence, &random)
     case 68..<88: decideOne(&random)
     case 88..<90: dropAllKept()
-    case 90..<94: toggleShared(&random)
+    case 90..<92: toggleShared(&random)
+    case 92..<94: holdSharedBriefly(thread: thread, sequence: &sequence, &random)
     case 94..<97: usleep(UInt32.random(in: 0..<200, using: &random))
     default: spin(microseconds: Int.random(in: 0..<50, using: &random))
     }
@@ -717,8 +756,9 @@ private final class Chaos: @unchecked Sendable {
   func nestedStep(seed: Int) {
     var random = SplitMix64(seed: self.seed ^ UInt64(seed))
     var sequence = 0
-    switch Int.random(in: 0..<6, using: &random) {
+    switch Int.random(in: 0..<7, using: &random) {
     case 5: toggleShared(&random)
+    case 6: holdSharedBriefly(thread: -1, sequence: &sequence, &random)
     case 0: decideOne(&random)
     case 1: freeStore(&random)
     case 2: createStore(&random)
@@ -732,12 +772,12 @@ private final class Chaos: @unchecked Sendable {
 
   /// Once the stores still live have drained, each has committed every plain action it was
   /// sent: nothing was lost on the way.
-  func checkLiveStoresCommittedEverything() {
+  func checkLiveStoresCommittedEverything() async {
     let entries = lock.withLock { slots.compactMap { $0 } }
     for entry in entries {
       // Through the core: a reference to the store would keep it from being freed meanwhile.
       guard let core = entry.actions.core else { continue }
-      guard waitUntil({ core.isDrained }) else {
+      guard await eventually({ core.isDrained }) else {
         fail("store \(entry.state.number) never drained")
         continue
       }
@@ -790,8 +830,11 @@ struct StoreChaosTests {
   }
 
   /// Runs `body(index)` on `count` threads of their own; `false` if they have not all returned
-  /// within `seconds` (they are left behind).
-  private static func runOnThreads(_ count: Int, seconds: Double, _ body: @escaping @Sendable (Int) -> Void) -> Bool {
+  /// within `seconds` (they are left behind). Waits without blocking a thread of the
+  /// cooperative pool, which the rounds' `dispatchAndWait` tasks (and other tests) need.
+  private static func runOnThreads(
+    _ count: Int, seconds: Double, _ body: @escaping @Sendable (Int) -> Void
+  ) async -> Bool {
     let finished = DispatchGroup()
     for index in 0..<count {
       finished.enter()
@@ -800,11 +843,17 @@ struct StoreChaosTests {
         finished.leave()
       }.start()
     }
-    return finished.wait(timeout: .now() + seconds) == .success
+    let outcome = Once()
+    return await withCheckedContinuation { continuation in
+      finished.notify(queue: .global()) { if outcome.take() { continuation.resume(returning: true) } }
+      DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+        if outcome.take() { continuation.resume(returning: false) }
+      }
+    }
   }
 
   @Test("inv10, inv11, inv12, inv14, inv15, inv16: random programs on several threads keep every store rule")
-  func inv14_randomProgramsKeepEveryRule() {
+  func inv14_randomProgramsKeepEveryRule() async {
     let base = Self.baseSeed
     let rounds = Self.rounds
     let stats = Stats()
@@ -813,7 +862,7 @@ struct StoreChaosTests {
     print("StoreChaosTests: FLUX_CHAOS_SEED=\(base) FLUX_CHAOS_ROUNDS=\(rounds)")
     for round in 0..<rounds {
       let seed = base &+ UInt64(round) &* 0x1_0000
-      let failures = Self.runRound(seed: seed, stats: stats)
+      let failures = await Self.runRound(seed: seed, stats: stats)
       #expect(
         failures.isEmpty,
         "FLUX_CHAOS_SEED=\(base), round \(round) (seed \(seed)):\n\(failures.joined(separator: "\n"))")
@@ -822,29 +871,32 @@ struct StoreChaosTests {
   }
 
   /// One round; returns what went wrong.
-  private static func runRound(seed: UInt64, stats: Stats) -> [String] {
+  private static func runRound(seed: UInt64, stats: Stats) async -> [String] {
     let chaos = Chaos(seed: seed)
     defer { chaos.stats.merge(into: stats) }
     var random = SplitMix64(seed: seed)
     let threads = Int.random(in: 2...4, using: &random)
     let steps = Int.random(in: 100..<250, using: &random)
-    let returned = runOnThreads(threads, seconds: 60) { thread in
+    let returned = await runOnThreads(threads, seconds: 60) { thread in
       var random = SplitMix64(seed: seed &+ UInt64(thread) &+ 1)
       var sequence = 0
       for _ in 0..<steps { chaos.step(thread: thread, sequence: &sequence, &random) }
     }
     guard returned else { return chaos.failureList + ["threads still running after 60 s: a deadlock?"] }
-    chaos.checkLiveStoresCommittedEverything()
+    await chaos.checkLiveStoresCommittedEverything()
     chaos.tearDown(&random)
-    if !waitUntil({ chaos.waiting.value == 0 }) { chaos.fail("\(chaos.waiting.value) waiters never answered") }
-    if !waitUntil({ chaos.liveMiddleware.value == 0 }) {
+    if await !eventually({ chaos.waiting.value == 0 }) {
+      chaos.fail(
+        "\(chaos.waiting.value) waiters never answered (\(chaos.unstartedTasks.value) of their tasks never started)")
+    }
+    if await !eventually({ chaos.liveMiddleware.value == 0 }) {
       chaos.fail("\(chaos.liveMiddleware.value) middleware outlived their stores")
     }
-    if !waitUntil({ chaos.liveMutations.value == 0 }) {
+    if await !eventually({ chaos.liveMutations.value == 0 }) {
       chaos.fail("\(chaos.liveMutations.value) mutations outlived their stores")
     }
     // An interception under way when its store was freed may still keep its Proceed.
-    if !waitUntil({
+    if await !eventually({
       chaos.dropAllKept()
       return chaos.liveWatched == 0
     }) {
