@@ -3,8 +3,10 @@ import Foundation
 /// A value that tells its observers about every change: the whole reactive layer this program
 /// needs, in forty lines. FluxCore asks nothing of it; any reactive library would do.
 ///
-/// Observers are called with the lock held, so values reach each of them in order, once; an
-/// observer must not set the value it observes.
+/// Observers are called after the lock, so that an observer never waits for it: sets must not
+/// overlap (a store's commits never do), and an observer must not set the value it observes.
+/// An `AsyncStream` needs this: `task.cancel()` stops the observation while it holds a lock of
+/// the task, which a `yield` to that task waits for.
 final class Observable<Value: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
   // Guarded by `lock`.
@@ -21,10 +23,11 @@ final class Observable<Value: Sendable>: @unchecked Sendable {
   var value: Value {
     get { lock.withLock { current } }
     set {
-      lock.withLock {
+      let observers = lock.withLock {
         current = newValue
-        for observer in observers.keys.sorted().compactMap({ observers[$0] }) { observer(newValue) }
+        return self.observers.keys.sorted().compactMap { self.observers[$0] }
       }
+      for observer in observers { observer(newValue) }
     }
   }
 
