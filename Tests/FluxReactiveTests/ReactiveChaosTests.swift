@@ -25,7 +25,7 @@ struct ReactiveChaosTests {
     }
   }
 
-  @Test("inv2_to_inv8_holdUnderRandomConcurrentSendsObservesDisposalsAndReleases")
+  @Test("inv2 to inv8: random concurrent sends, observations, disposals and releases keep every rule")
   func inv2_to_inv8_holdUnderRandomConcurrentSendsObservesDisposalsAndReleases() async {
     let first = Self.firstSeed
     let rounds = Self.rounds
@@ -55,7 +55,7 @@ struct ReactiveChaosTests {
     print("ReactiveChaosTests: \(summary)")
   }
 
-  @Test("inv6_inv7_bindingsHoldUnderRandomSendsDisposalsAndFreedTargets")
+  @Test("inv6, inv7: bindings keep their rules under random sends, disposals and freed targets")
   @MainActor
   func inv6_inv7_bindingsHoldUnderRandomSendsDisposalsAndFreedTargets() async {
     let first = Self.firstSeed
