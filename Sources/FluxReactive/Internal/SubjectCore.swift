@@ -259,12 +259,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   @inlinable
   func remove(_ key: UInt64) -> Bool {
     lock.lock()
-    let removed = observers.remove(key)
-    if isDelivering {
-      hasPendingWork = true  // compact when the delivery is over
-    } else {
-      observers.compactIfNeeded()
-    }
+    let removed = removeLocked(key)
     lock.unlock()
     return removed != nil  // the closure is released here, after the lock
   }
@@ -273,15 +268,23 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// nothing, if one does and removing would wait for it.
   func removeWithoutWaiting(_ key: UInt64) -> Bool {
     guard lock.tryLock() else { return false }
+    let removed = removeLocked(key)
+    lock.unlock()
+    withExtendedLifetime(removed) {}  // the closure is released here, after the lock
+    return true
+  }
+
+  /// Empties the slot of `key`, with `lock` held; returns its observer, for the caller to
+  /// release after the lock.
+  @inlinable
+  func removeLocked(_ key: UInt64) -> Observer<Value>? {
     let removed = observers.remove(key)
     if isDelivering {
       hasPendingWork = true  // compact when the delivery is over
     } else {
       observers.compactIfNeeded()
     }
-    lock.unlock()
-    withExtendedLifetime(removed) {}  // the closure is released here, after the lock
-    return true
+    return removed
   }
 
   /// Whether the observer under `key` is still there.
