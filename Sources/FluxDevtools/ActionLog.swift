@@ -19,7 +19,9 @@ import Foundation
 /// milliseconds), `outcome` (`committed` or `cancelled`), `durationNanoseconds` (from the
 /// log middleware's `willCommit` to its `didCommit`: the commit, and the hooks of other
 /// middleware that run between those two; absent when cancelled)
-/// and `action`, encoded by its `Encodable` conformance. ``Recording`` reads such a log back,
+/// and `action`, encoded by its `Encodable` conformance (an infinite or not-a-number `Double` or
+/// `Float` as the string `"Infinity"`, `"-Infinity"` or `"NaN"`, which JSON has no number for, and
+/// ``Recording`` reads back as that number). ``Recording`` reads such a log back,
 /// ``Replay`` dispatches it again.
 ///
 /// > Important: Thread-safe: stores on any executors may share one log. Lines are written one

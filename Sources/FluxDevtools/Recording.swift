@@ -38,7 +38,12 @@ public struct Recording: Sendable {
     /// - Throws: A ``RecordingError`` naming the line when the action is not one of `type`.
     public func action<Action: Decodable>(as type: Action.Type = Action.self) throws(RecordingError) -> Action {
       do {
-        return try JSONDecoder().decode(ActionLogBody<Action>.self, from: json).action
+        let decoder = JSONDecoder()
+        // As the log writes them: see ``ActionLogLine/encoded()``.
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+          positiveInfinity: NonFiniteNumbers.positiveInfinity, negativeInfinity: NonFiniteNumbers.negativeInfinity,
+          nan: NonFiniteNumbers.nan)
+        return try decoder.decode(ActionLogBody<Action>.self, from: json).action
       } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
         // The decoder reads numbers and strings only when asked for them, and tells one that it
         // cannot read, a number too large for its type included, as a line that is not JSON.

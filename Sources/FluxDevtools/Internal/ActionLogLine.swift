@@ -13,8 +13,23 @@ struct ActionLogLine<Action: Encodable>: Encodable {
   func encoded() throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // JSON has no number for an infinity or not-a-number, and the encoder's default throws on
+    // one: an action that carries one (a ratio of zero to zero, say) would become an error
+    // line, and the whole log unreadable. Written as these strings, they read back as the same
+    // values (``Recording/Entry/action(as:)`` reads them so), and a string field that holds one
+    // of these words is still a string: the strings stand for numbers only where a number is read.
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(
+      positiveInfinity: NonFiniteNumbers.positiveInfinity, negativeInfinity: NonFiniteNumbers.negativeInfinity,
+      nan: NonFiniteNumbers.nan)
     return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
   }
+}
+
+/// How a line writes the floating-point numbers that JSON has no number for.
+enum NonFiniteNumbers {
+  static let positiveInfinity = "Infinity"
+  static let negativeInfinity = "-Infinity"
+  static let nan = "NaN"
 }
 
 /// The fields of a line that do not depend on the action's type, as read back.
