@@ -231,8 +231,15 @@ extension StoreTester {
   ) {
     let actual = reading(store.computed)
     if actual != expected {
-      fail("\(context): the state reads \(actual), expected \(expected)", at: site, harness: harness)
+      fail("\(context): the state reads \(shown(actual)), expected \(shown(expected))", at: site, harness: harness)
     }
+  }
+
+  /// A value read from the state, for a failure: a string in quotes, with its escapes, so that an
+  /// empty string, or one that differs by a space or an invisible character, shows; anything
+  /// else by its description (`3`, `add(2)`), as the README's messages read.
+  private func shown(_ value: some Equatable) -> String {
+    value is any StringProtocol || value is Character ? String(reflecting: value) : "\(value)"
   }
 
   private func list(_ actions: [State.Action]) -> String {

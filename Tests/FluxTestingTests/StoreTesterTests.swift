@@ -189,6 +189,31 @@ struct StoreTesterTests {
     tester.finish()
   }
 
+  @Test("a wrong string read from the state shows both strings in quotes, so a space or an empty string shows")
+  func failureQuotesStrings() async {
+    let tester = StoreTester<PlainState>(state: .init(), mutations: .init())
+    await withKnownIssue {
+      await tester.dispatch(0, reading: { $0.state.title.value }, equals: "sums ")
+      tester.expect(reading: { String($0.state.title.value.prefix(0)) }, equals: "0")
+    } matching: { issue in
+      let text = issue.comments.map(\.rawValue).joined()
+      return text == #"after dispatching 0: the state reads "sums", expected "sums ""#
+        || text == #"now: the state reads "", expected "0""#
+    }
+    tester.finish()
+  }
+
+  @Test("a failed state check shows the properties a state inherits from its superclass too")
+  func failureDescribesInheritedProperties() async {
+    let tester = StoreTester<DerivedState>(state: .init(), mutations: .init())
+    await withKnownIssue {
+      await tester.dispatch(3) { $0.state.total.value == 0 }
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined()
+        == #"after dispatching 3: the state is not as expected; it is DerivedState(limit: 10, total: 3)"#
+    }
+  }
+
   @Test("a failed state check shows a state without a description by its properties, variables by their values")
   func failureDescribesAStateByItsProperties() async {
     let tester = StoreTester<PlainState>(state: .init(), mutations: .init())
@@ -295,6 +320,24 @@ private final class PlainState: State {
 
 private struct PlainMutations: Mutations {
   func commit(action: Int, state: PlainState) { state.total.modify { $0 += action } }
+}
+
+/// Shared properties of states, in a base class.
+private class LimitedState: @unchecked Sendable {
+  // Sendable: its one property is a constant of a Sendable type.
+  let limit = 10
+}
+
+private final class DerivedState: LimitedState, State, @unchecked Sendable {
+  // Sendable: its one property, like its superclass's, is a constant of a Sendable type.
+  typealias Action = Int
+  typealias Mutations = DerivedMutations
+
+  let total = Variable(0)
+}
+
+private struct DerivedMutations: Mutations {
+  func commit(action: Int, state: DerivedState) { state.total.modify { $0 += action } }
 }
 
 /// Takes 0.1 s in `didCommit` for ``SettleState`` stores, after the tester's recorder.

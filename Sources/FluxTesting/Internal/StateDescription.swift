@@ -9,7 +9,11 @@ enum StateDescription {
       return String(describing: state)
     }
     let mirror = Mirror(reflecting: state)
-    let fields = mirror.children.map { child in
+    // A mirror holds the properties its class declares; those of its superclasses are in the
+    // mirrors of `superclassMirror`, which a state that subclasses a base class of shared
+    // properties has. Shown from the root class down, as the object lays them out.
+    let mirrors = sequence(first: mirror, next: \.superclassMirror).reversed()
+    let fields = mirrors.flatMap(\.children).map { child in
       "\(child.label ?? "_"): \(describeField(child.value))"
     }
     return "\(mirror.subjectType)(\(fields.joined(separator: ", ")))"
