@@ -36,11 +36,13 @@ public final class LeakTracker: @unchecked Sendable {
     let site: CallSite
   }
 
-  // `entries` is guarded by `lock`.
   /// The test library whose test made this tracker: its failures go there.
   private let harness = Harness.current
+  // `entries` and `isChecked` are guarded by `lock`.
   private let lock = Lock()
   private var entries: [Entry] = []
+  /// Whether the check has taken the entries: an object tracked later would never be looked at.
+  private var isChecked = false
 
   init() {}
 
@@ -53,6 +55,9 @@ public final class LeakTracker: @unchecked Sendable {
   ///   - line: The caller's line, for the failure; leave the default.
   ///   - column: The caller's column, for the failure; leave the default.
   /// - Returns: `object`.
+  ///
+  /// Track within the body: an object tracked once it has returned (from work the body left
+  /// running, or through a tracker kept after it) cannot be checked, and fails the test at once.
   @discardableResult
   public func track<Object: AnyObject>(
     _ object: Object,
@@ -63,7 +68,17 @@ public final class LeakTracker: @unchecked Sendable {
   ) -> Object {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     let entry = Entry(object: object, type: "\(type(of: object))", site: site)
-    lock.withLock { entries.append(entry) }
+    // Decided under the lock that the check takes the entries under: an entry is either taken
+    // by the check, or found too late here; none is left behind unchecked.
+    let isLate = lock.withLock {
+      if !isChecked { entries.append(entry) }
+      return isChecked
+    }
+    if isLate {
+      fail(
+        "\(entry.type), tracked at \(site.description) after the body of withLeakTracking returned, cannot be "
+          + "checked: track it within the body", at: site, harness: harness)
+    }
     return object
   }
 
@@ -100,7 +115,7 @@ public final class LeakTracker: @unchecked Sendable {
   /// Takes every entry, and keeps those whose object is alive.
   private func takeAlive() -> [Entry] {
     let tracked = lock.withLock {
-      defer { entries = [] }
+      defer { (entries, isChecked) = ([], true) }
       return entries
     }
     return Self.stillAlive(tracked)

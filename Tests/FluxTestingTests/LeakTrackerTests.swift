@@ -37,6 +37,21 @@ struct LeakTrackerTests {
     #expect(kept.count == 1)
   }
 
+  @Test("an object tracked after the body has returned fails the test at once: it could not be checked")
+  func trackingAfterTheBodyFails() {
+    let escaped = withLeakTracking { leaks in leaks }
+    let line = #line + 2
+    withKnownIssue {
+      escaped.track(Variable(1))
+    } matching: { issue in
+      let text = issue.comments.map(\.rawValue).joined()
+      return text
+        == "Variable<Int>, tracked at FluxTestingTests/LeakTrackerTests.swift:\(line) after the body of "
+        + "withLeakTracking returned, cannot be checked: track it within the body"
+        && issue.sourceLocation?.line == line
+    }
+  }
+
   @Test("an observer that captures its own sink is a cycle, and is caught")
   func cycleFails() {
     withKnownIssue {
