@@ -196,26 +196,38 @@ extension StoreTester {
     let records = await settle(expecting: committed.count + cancelled.count, isolation: isolation)
     let actualCommitted = records.compactMap { if case .committed(let action) = $0 { action } else { nil } }
     let actualCancelled = records.compactMap { if case .cancelled(let action) = $0 { action } else { nil } }
+    let hint = stalledHint(found: records.count, expected: committed.count + cancelled.count)
     if actualCommitted != committed {
       fail(
-        "\(context): the store committed \(list(actualCommitted)), expected \(list(committed))"
-          + stalledHint(found: records.count, expected: committed.count + cancelled.count), at: site,
+        "\(context): the store committed \(list(actualCommitted)), expected \(list(committed))" + hint, at: site,
         harness: harness)
     }
     if actualCancelled != cancelled {
+      // The hint once: after the list of commits if that failed too.
       fail(
-        "\(context): middleware cancelled \(list(actualCancelled)), expected \(list(cancelled))", at: site,
-        harness: harness)
+        "\(context): middleware cancelled \(list(actualCancelled)), expected \(list(cancelled))"
+          + (actualCommitted != committed ? "" : hint), at: site, harness: harness)
     }
   }
 
-  /// Why fewer actions ended than expected, when the store's executor never ran its drain: a
-  /// store given a manual executor's `executor`, say, rather than the manual executor itself.
-  /// Nothing when the drain runs (a commit that takes longer than the timeout).
+  /// Why fewer actions ended than expected: the store's executor never ran its drain (a store
+  /// given a manual executor's `executor`, say, rather than the manual executor itself), or a
+  /// middleware still holds an action (one that decides later, on another thread: a tester on a
+  /// manual executor runs what waits and does not wait for more). Nothing when the drain runs
+  /// (a commit that takes longer than the timeout).
   private func stalledHint(found: Int, expected: Int) -> String {
-    guard manual == nil, found < expected, store.isAwaitingExecutor else { return "" }
-    return "; after \(timeout) s, actions still wait for the store's executor to run them (for a "
-      + "ManualExecutor, give the tester the ManualExecutor itself, not its `executor`: the tester runs it)"
+    guard found < expected else { return "" }
+    if manual == nil, store.isAwaitingExecutor {
+      return "; after \(timeout) s, actions still wait for the store's executor to run them (for a "
+        + "ManualExecutor, give the tester the ManualExecutor itself, not its `executor`: the tester runs it)"
+    }
+    // Drained but not settled: nothing waits or commits, so what is under way is held.
+    guard store.isDrained, !store.isSettled else { return "" }
+    if manual != nil {
+      return "; a middleware still holds an action: with a ManualExecutor the tester runs the work that "
+        + "waits and does not wait for a middleware to decide (once it has, assert with expect(committed:))"
+    }
+    return "; after \(timeout) s, a middleware still holds an action"
   }
 
   private func check(_ context: String, state: (Computed<State>) -> Bool, at site: CallSite) {

@@ -174,6 +174,31 @@ struct StoreTesterTests {
     tester.finish()
   }
 
+  @Test("an action a middleware still holds fails its assertion with a hint that says so, on a manual executor too")
+  func heldActionHint() async {
+    let manual = ManualExecutor()
+    let held = HoldUntilReleased()
+    let testers = [
+      StoreTester<CounterState>(
+        state: .init(), mutations: .init(), executor: manual, middlewares: [AnyMiddleware(held)]),
+      StoreTester<CounterState>(state: .init(), mutations: .init(), middlewares: [AnyMiddleware(held)], timeout: 0.05),
+    ]
+    for tester in testers {
+      await withKnownIssue {
+        await tester.dispatch(.add(1))
+      } matching: { issue in
+        let text = issue.comments.map(\.rawValue).joined()
+        return text.hasPrefix("after dispatching add(1): the store committed [], expected [add(1)]; ")
+          && text.contains("a middleware still holds an action")
+      }
+    }
+    held.release()
+    for tester in testers {
+      await tester.expect(committed: [.add(1)])
+      tester.finish()
+    }
+  }
+
   @Test("a commit slower than the timeout fails its assertion without the hint of an executor that never ran")
   func slowCommitFailsWithoutTheStalledHint() async {
     let state = GateState()
