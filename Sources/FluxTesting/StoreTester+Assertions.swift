@@ -152,10 +152,12 @@ extension StoreTester {
     column: UInt = #column
   ) {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    if let manual, manual.pendingCount > 0 {
+    // Read once: work may be submitted from another thread meanwhile.
+    if let pending = manual?.pendingCount, pending > 0 {
+      let work = pending == 1 ? "1 piece of work still waits" : "\(pending) pieces of work still wait"
       fail(
-        "at the end of the test, \(manual.pendingCount) pieces of work still wait on the manual executor", at: site,
-        harness: harness)
+        "at the end of the test, \(work) on the manual executor (actions no assertion ran: await an assertion "
+          + "first)", at: site, harness: harness)
     } else if !waitUntilSettled() {
       let onMain = MainQueue.shared.isOnMainQueue && runsOnMainQueue
       let hint = onMain ? " (on the main queue, finish() cannot wait for its work: await an assertion first)" : ""

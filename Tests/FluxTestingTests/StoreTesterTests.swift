@@ -174,6 +174,26 @@ struct StoreTesterTests {
     tester.finish()
   }
 
+  @Test("finish fails for work still waiting on the manual executor, and says how much, in good grammar")
+  func finishCountsManualWork() async {
+    let manual = ManualExecutor()
+    let tester = StoreTester<CounterState>(state: .init(), mutations: .init(), executor: manual)
+    manual.executor.execute {}
+    tester.actions.dispatch(action: .add(1))
+    for expected in ["2 pieces of work still wait", "1 piece of work still waits"] {
+      withKnownIssue {
+        tester.finish()
+      } matching: { issue in
+        issue.comments.map(\.rawValue).joined()
+          == "at the end of the test, \(expected) on the manual executor (actions no assertion ran: await an "
+          + "assertion first)"
+      }
+      manual.runNext()
+    }
+    await tester.expect(committed: [.add(1)])
+    tester.finish()
+  }
+
   @Test("an action a middleware still holds fails its assertion with a hint that says so, on a manual executor too")
   func heldActionHint() async {
     let manual = ManualExecutor()
