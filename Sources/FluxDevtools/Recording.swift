@@ -33,6 +33,9 @@ public struct Recording: Sendable {
 
     /// Decodes the action, as the store's action type.
     ///
+    /// Where the type reads a `Double` or a `Float`, the strings `"Infinity"`, `"-Infinity"` and
+    /// `"NaN"` read as those values, as ``ActionLog`` writes them.
+    ///
     /// - Parameter type: The action type of the store; usually inferred.
     /// - Returns: The action.
     /// - Throws: A ``RecordingError`` naming the line when the action is not one of `type`.
