@@ -18,7 +18,9 @@ import FluxCore
 /// }
 /// ```
 ///
-/// A failure names the object's type and the line where it was tracked.
+/// A failure names the object's type and the line where it was tracked. It goes through Swift
+/// Testing when ``withLeakTracking(_:)`` is called in a Swift Testing test's task or a child
+/// task, and through `XCTFail` otherwise: not from `Task.detached`, which runs outside the test.
 ///
 /// > Important: The check runs right after the body returns. An object still alive then gets
 /// > up to half a second to go: work that has just ended on another thread may hold it a

@@ -21,7 +21,9 @@ import FluxCore
 ///
 /// A failed assertion names the action and shows what was expected against what happened. It
 /// is reported at the caller's file and line, through Swift Testing's `Issue.record` inside a
-/// Swift Testing test, and through `XCTFail` otherwise.
+/// Swift Testing test, and through `XCTFail` otherwise. Make the tester in the test's own task
+/// or a child task: `Task.detached` runs outside the test, so a tester made there reports
+/// through `XCTFail`, which a Swift Testing test never hears.
 ///
 /// > Important: On `Executor.immediate` and on a ``ManualExecutor`` (which the tester runs
 /// > before each assertion about actions; ``expect(reading:equals:fileID:filePath:line:column:)``
