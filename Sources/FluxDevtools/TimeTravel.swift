@@ -28,10 +28,17 @@ public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Deco
   ///   - label: The label of the store whose states to keep.
   ///   - state: A fresh state, as the recorded store began; consumed by the replay.
   ///   - mutations: Its mutations.
-  /// - Throws: A ``RecordingError`` naming the line of an action that is not one of `State`.
+  /// - Throws: A ``RecordingError`` naming the line of an action that is not one of `State`, or
+  ///   the log's labels when no action of a log that has some carries `label` (misspelt, most
+  ///   likely: every snapshot would be `state`'s).
   public init(_ recording: Recording, label: String, from state: State, mutations: State.Mutations)
     throws(RecordingError)
   {
+    let labels = Set(recording.entries.map(\.store))
+    guard labels.isEmpty || labels.contains(label) else {
+      let known = labels.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+      throw RecordingError(line: nil, "no action of the log is labelled \"\(label)\"; its labels are \(known)")
+    }
     var snapshots = [state.snapshot]
     var actions: [State.Action?] = []
     for entry in recording.entries {

@@ -41,6 +41,21 @@ struct TimeTravelTests {
     #expect(onMain.isSet && !offMain.isSet, "the restore committed off the caller's actor")
   }
 
+  @Test("a label that no action of the log carries is an error that lists the log's labels")
+  func unknownLabelIsAnError() throws {
+    let error = #expect(throws: RecordingError.self) {
+      try TimeTravel(try ReplayTests.session(), label: "A", from: CounterState(), mutations: .init())
+    }
+    #expect(error?.description == #"no action of the log is labelled "A"; its labels are "a", "b""#)
+    // A label whose actions were all cancelled is the log's: its snapshots stay where they began.
+    let cancelledOnly = try Recording(
+      jsonLines: #"{"action":{"add":{"_0":1}},"outcome":"cancelled","store":"c","time":"2026-11-23T03:07:49.123Z"}"#
+        + "\n")
+    let travel = try TimeTravel(cancelledOnly, label: "c", from: CounterState(), mutations: .init())
+    #expect(travel.snapshots == [0, 0])
+    #expect(try TimeTravel(Recording(jsonLines: ""), label: "x", from: CounterState(), mutations: .init()).count == 0)
+  }
+
   @Test("a point outside the recording stops with a message naming it")
   func pointOutsideStopsWithMessage() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
