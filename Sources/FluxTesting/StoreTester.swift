@@ -17,7 +17,8 @@ import FluxCore
 /// middleware that records every action it commits or cancels. Each assertion covers the
 /// actions recorded since the previous one, exhaustively: an action the store committed that no
 /// assertion names (one a mutation or a middleware dispatched, or a global dispatch) fails the
-/// next assertion, and ``finish(fileID:filePath:line:column:)`` fails if any is left.
+/// next assertion, and ``finish(fileID:filePath:line:column:)`` fails if any is left. So assert
+/// from one task at a time: two assertions at once would split those actions between them.
 ///
 /// A failed assertion names the action and shows what was expected against what happened. It
 /// is reported at the caller's file and line, through Swift Testing's `Issue.record` inside a
