@@ -60,16 +60,23 @@ struct ValuesTests {
     #expect(sink.core.observerCount == 0)
   }
 
-  @Test("inv6: cancelling the iterating task disposes the observation")
-  func inv6_cancelDisposes() async {
-    let sink = Sink<Int>()
-    let values = sink.signal.values
+  /// A task that loops over `values` and passes each one on, and an iterator over what it
+  /// passes on.
+  private static func loop(over values: AsyncStream<Int>) -> (Task<Void, Never>, AsyncStream<Int>.Iterator) {
     let (seen, seenContinuation) = AsyncStream.makeStream(of: Int.self)
     let task = Task {
       for await value in values { seenContinuation.yield(value) }
     }
+    return (task, seen.makeAsyncIterator())
+  }
+
+  @Test("inv6: cancelling the iterating task disposes the observation")
+  func inv6_cancelDisposes() async {
+    let sink = Sink<Int>()
+    let values = sink.signal.values
+    let (task, passedOn) = Self.loop(over: values)
+    var seenValues = passedOn
     sink.send(value: 1)
-    var seenValues = seen.makeAsyncIterator()
     #expect(await seenValues.next() == 1)
     #expect(sink.core.observerCount == 1)
     task.cancel()
@@ -90,12 +97,9 @@ struct ValuesTests {
       usleep(200_000)  // lets the other thread start cancelling, which waits for this delivery
     }
     let values = sink.signal.values
-    let (seen, seenContinuation) = AsyncStream.makeStream(of: Int.self)
-    let task = Task {
-      for await value in values { seenContinuation.yield(value) }
-    }
+    let (task, passedOn) = Self.loop(over: values)
+    var seenValues = passedOn
     sink.send(value: 1)
-    var seenValues = seen.makeAsyncIterator()
     #expect(await seenValues.next() == 1)  // the loop now waits for the next value
     let done = LockedValue(0)
     Thread {
