@@ -49,29 +49,29 @@ struct RoundTripTests {
     .single(.infinity), .single(-.infinity),
   ]
 
-  @Test("actions of every shape read back as written, infinities included, with no error line")
-  func everyShapeReadsBack() throws {
+  /// The log of a store labelled `label` that committed `actions`, read back.
+  private static func logged(_ actions: [ShapeAction], label: String) throws -> Recording {
     let lines = Lines()
     let log = ActionLog(output: lines.output)
     let store = Store<ShapeState>(
-      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "s\n\"é")])
-    for shape in Self.shapes { store.actions.dispatch(action: shape) }
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: label)])
+    for action in actions { store.actions.dispatch(action: action) }
     log.flush()
-    let recording = try Recording(jsonLines: lines.text)
+    return try Recording(jsonLines: lines.text)
+  }
+
+  @Test("actions of every shape read back as written, infinities included, with no error line")
+  func everyShapeReadsBack() throws {
+    let recording = try Self.logged(Self.shapes, label: "s\n\"é")
     #expect(recording.entries.map(\.store) == Array(repeating: "s\n\"é", count: Self.shapes.count))
     #expect(try recording.entries.map { try $0.action(as: ShapeAction.self) } == Self.shapes)
   }
 
   @Test("a not-a-number in an action reads back as not-a-number")
   func notANumberReadsBack() throws {
-    let lines = Lines()
-    let log = ActionLog(output: lines.output)
-    let store = Store<ShapeState>(
-      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "s")])
-    store.actions.dispatch(action: .real(.nan))
-    store.actions.dispatch(action: .single(.nan))
-    log.flush()
-    let actions = try Recording(jsonLines: lines.text).entries.map { try $0.action(as: ShapeAction.self) }
+    let actions = try Self.logged([.real(.nan), .single(.nan)], label: "s").entries.map {
+      try $0.action(as: ShapeAction.self)
+    }
     guard case .real(let real) = actions.first, case .single(let single) = actions.last else {
       Issue.record("read back as \(actions)")
       return
