@@ -77,7 +77,7 @@ public final class ManualExecutor: @unchecked Sendable {
   /// > work only once the stores on this executor are done with, or of your own.
   public func discardAll() {
     let dropped = lock.withLock { queue.removeAll() }
-    _ = dropped  // released here, outside the lock
+    withExtendedLifetime(dropped) {}  // released here, after the lock
   }
 
   private func takeNext() -> (@Sendable () -> Void)? {

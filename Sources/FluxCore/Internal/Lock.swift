@@ -70,6 +70,18 @@ package final class Lock: @unchecked Sendable {
     #endif
   }
 
+  /// Releases the lock, then lets go of `taken`: what the locked section took out (closures,
+  /// user objects), whose deinit may run user code and so must run after the lock (invariant
+  /// 16).
+  ///
+  /// `taken` is consumed here and used after the unlock, so no build mode frees it sooner: the
+  /// optimizer may end a value's life at its last use, and `_ = taken` is no use at all.
+  @inlinable
+  package func unlock<Taken>(releasing taken: consuming Taken) {
+    unlock()
+    withExtendedLifetime(taken) {}
+  }
+
   /// Acquires the lock if it is free; `false`, without waiting, if anyone holds it (this
   /// thread included).
   @inlinable
@@ -135,6 +147,16 @@ package final class RecursiveLock: @unchecked Sendable {
   package func unlock() {
     let status = pthread_mutex_unlock(word)
     assert(status == 0, "Flux: pthread_mutex_unlock failed with status \(status).")
+  }
+
+  /// Releases one hold of the lock, then lets go of `taken`, like ``Lock/unlock(releasing:)``.
+  ///
+  /// `taken` goes after this one hold: on a thread that holds the lock more than once, it goes
+  /// inside the outer holds.
+  @inlinable
+  package func unlock<Taken>(releasing taken: consuming Taken) {
+    unlock()
+    withExtendedLifetime(taken) {}
   }
 
   /// Takes the lock if it is free or this thread holds it already; `false`, without waiting,

@@ -70,8 +70,8 @@ extension SubjectCore {
       current = value
       word.store(Self.bits(of: value), ordering: .releasing)
       if _slowPath(isObserved) { valueDidChange() }
-      sendLocked(value)
-      lock.unlock()
+      let taken = sendLocked(value)
+      lock.unlock(releasing: taken)
     }
 
     /// `modify`, for a value in a word: the body changes a copy, under `lock`; readers on other
@@ -79,7 +79,8 @@ extension SubjectCore {
     @inlinable
     func wordModify<R>(_ body: (inout Value) throws -> R) rethrows -> R {
       lock.lock()
-      defer { lock.unlock() }
+      var taken: TakenObservers<Value> = nil
+      defer { lock.unlock(releasing: taken) }
       if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's `modify` body
       let isObserved = isObserved
       if _slowPath(isObserved) { valueWillChange() }  // Observation's trackers, before the change
@@ -98,7 +99,7 @@ extension SubjectCore {
       modifyingThread.store(0, ordering: .relaxed)
       current = value
       word.store(Self.bits(of: value), ordering: .releasing)
-      sendLocked(value)
+      taken = sendLocked(value)
       return result
     }
   #endif

@@ -17,6 +17,13 @@ struct Observer<Value> {
   }
 }
 
+/// Observers that a locked section took out of a ``SubjectCore`` (all of them, when the subject
+/// ended during its delivery), for the caller to release with the lock:
+/// `lock.unlock(releasing: taken)` frees them after it (invariant 16). `nil`, the common case,
+/// costs one word and one branch.
+@usableFromInline
+typealias TakenObservers<Value> = ContiguousArray<KeyedStorage<Observer<Value>>.Slot>?
+
 /// The value lock of every ``Sink``'s core: a sink has no value, so nobody takes it.
 private let unusedValueLock = Lock()
 
@@ -154,21 +161,23 @@ final class SubjectCore<Value>: @unchecked Sendable {
   @inlinable
   func send(_ value: Value) {
     lock.lock()
-    sendLocked(value)
-    lock.unlock()
+    let taken = sendLocked(value)
+    lock.unlock(releasing: taken)
   }
 
-  /// `send` for a caller that holds `lock`.
+  /// `send` for a caller that holds `lock`. Returns the observers that the delivery let go of,
+  /// for the caller to release with the lock (`lock.unlock(releasing:)`).
   @inlinable
-  func sendLocked(_ value: Value) {
+  func sendLocked(_ value: Value) -> TakenObservers<Value> {
     if _slowPath(isDelivering) {
       enqueue(value)
-      return
+      return nil
     }
     isDelivering = true
     deliver(value, below: observers.nextKey)
-    if _slowPath(hasPendingWork) { finishDelivery() }
+    let taken = _slowPath(hasPendingWork) ? finishDelivery() : nil
     isDelivering = false
+    return taken
   }
 
   /// Calls every observer whose key is below `bound` and whose slot is still filled.
@@ -207,20 +216,21 @@ final class SubjectCore<Value>: @unchecked Sendable {
   }
 
   /// Delivers queued values until none is left, then compacts. Called with `lock` held and
-  /// `isDelivering` set.
+  /// `isDelivering` set. Returns the observers of a subject ended during the delivery, for the
+  /// caller to release after the lock.
   @usableFromInline
-  func finishDelivery() {
+  func finishDelivery() -> TakenObservers<Value> {
     while let next = queue.popFirst() {
       deliver(next.value, below: next.bound)
     }
     hasPendingWork = false
     if _slowPath(isTerminated) {
       // Ended from inside this delivery (see `terminate()`): its observers go now, as an
-      // observer disposed during a delivery does when the delivery ends.
-      _ = observers.removeAll()
-    } else {
-      observers.compactIfNeeded()
+      // observer disposed during a delivery does when the delivery ends, after the lock.
+      return observers.removeAll()
     }
+    observers.compactIfNeeded()
+    return nil
   }
 
   // MARK: Observing
@@ -240,18 +250,19 @@ final class SubjectCore<Value>: @unchecked Sendable {
   @usableFromInline
   func addReplaying(_ observer: @escaping @Sendable (Value) -> Void) -> UInt64? {
     lock.lock()
-    defer { lock.unlock() }
     // Read under `lock`, which every change holds too.
     guard let value = current else { Self.observedInsideModify() }
     let key = isTerminated ? nil : observers.insert(Observer(call: observer))
+    var taken: TakenObservers<Value> = nil
     if isDelivering {
       observer(value)
     } else {
       isDelivering = true
       observer(value)
-      finishDelivery()
+      taken = finishDelivery()
       isDelivering = false
     }
+    lock.unlock(releasing: taken)
     return key
   }
 
@@ -260,8 +271,9 @@ final class SubjectCore<Value>: @unchecked Sendable {
   func remove(_ key: UInt64) -> Bool {
     lock.lock()
     let removed = removeLocked(key)
-    lock.unlock()
-    return removed != nil  // the closure is released here, after the lock
+    let wasThere = removed != nil
+    lock.unlock(releasing: removed)
+    return wasThere
   }
 
   /// `remove(_:)` if no other thread holds `lock` (delivering, most likely); `false`, doing
@@ -269,8 +281,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   func removeWithoutWaiting(_ key: UInt64) -> Bool {
     guard lock.tryLock() else { return false }
     let removed = removeLocked(key)
-    lock.unlock()
-    withExtendedLifetime(removed) {}  // the closure is released here, after the lock
+    lock.unlock(releasing: removed)
     return true
   }
 
@@ -325,8 +336,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
       return
     }
     let removed = observers.removeAll()
-    lock.unlock()
-    _ = removed
+    lock.unlock(releasing: removed)
   }
 
   // MARK: Current value
@@ -388,9 +398,8 @@ final class SubjectCore<Value>: @unchecked Sendable {
     current = value
     valueLock.unlock()
     if _slowPath(isObserved) { valueDidChange() }
-    sendLocked(value)
-    lock.unlock()
-    withExtendedLifetime(old) {}
+    let taken = sendLocked(value)
+    lock.unlock(releasing: (old, taken))
   }
 
   /// Changes the current value in place, atomically, and delivers the result once.
@@ -404,7 +413,8 @@ final class SubjectCore<Value>: @unchecked Sendable {
       if Self.usesWord { return try wordModify(body) }
     #endif
     lock.lock()
-    defer { lock.unlock() }
+    var taken: TakenObservers<Value> = nil
+    defer { lock.unlock(releasing: taken) }
     let isObserved = beginChange()
     defer { if _slowPath(isObserved) { valueDidChange() } }
     var value = current.take().unsafelyUnwrapped  // not `nil`: checked above, under `lock`
@@ -418,7 +428,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
     }
     current = value
     valueLock.unlock()
-    sendLocked(value)
+    taken = sendLocked(value)
     return result
   }
 
