@@ -4,7 +4,7 @@ import Testing
 
 @testable import FluxCore
 
-#if os(Linux) && canImport(Synchronization)
+#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
   import Synchronization
 #endif
 
@@ -73,7 +73,7 @@ struct SnapshotCellTests {
     walking.wait()
     owner.change { $0.removeAll() }
     #expect(live.value == 1, "freed under a walk")
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       // The walk borrows the snapshot, holding no reference of its own: it must be kept.
       let kept = owner.cell.hasRetired.load(ordering: .relaxed)
       #expect(kept, "the snapshot under the walk was freed")
@@ -167,7 +167,7 @@ struct SnapshotCellTests {
     withExtendedLifetime(store) {}
   }
 
-  #if os(Linux) && canImport(Synchronization)
+  #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
     @Test("The registry table finds every entry through its growth, and nothing else")
     func registryTableGrows() {
       var table = RegistryTable(bits: 2)

@@ -1,4 +1,4 @@
-#if os(Linux) && canImport(Synchronization)
+#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
   import Synchronization
 #endif
 
@@ -56,7 +56,7 @@ struct FastLane: ~Copyable {
   @usableFromInline
   static var handedOver: UInt8 { 3 }
 
-  #if os(Linux) && canImport(Synchronization)
+  #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
     @usableFromInline
     let word: Atomic<UInt8>
 

@@ -9,7 +9,7 @@
 #endif
 
 // Where `RegistryTable` exists (Linux), it replaces this cache.
-#if !(os(Linux) && canImport(Synchronization))
+#if !(os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE)
 
   /// One thread's memory of the registries it has looked up, so that `Store<S>.actions` takes no
   /// process-wide lock once the thread has met `S`: a global dispatch of one state type never

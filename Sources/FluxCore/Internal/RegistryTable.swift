@@ -1,4 +1,4 @@
-#if os(Linux) && canImport(Synchronization)
+#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
   import Synchronization
 
   /// The registries of every state type met so far, found by the type's identity without a

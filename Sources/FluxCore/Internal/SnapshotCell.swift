@@ -1,4 +1,4 @@
-#if os(Linux) && canImport(Synchronization)
+#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
   import Synchronization
 #endif
 
@@ -57,7 +57,7 @@ final class SnapshotCell<Element> {
   @usableFromInline
   let lock: Lock
 
-  #if os(Linux) && canImport(Synchronization)
+  #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
     /// The readers between their count in and their count out.
     @usableFromInline
     let readers = Atomic<Int>(0)
@@ -76,7 +76,7 @@ final class SnapshotCell<Element> {
     self.lock = lock
   }
 
-  #if os(Linux) && canImport(Synchronization)
+  #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
     deinit {
       let bits = current.load(ordering: .relaxed)
       if bits != 0 { Self.box(bits).release() }

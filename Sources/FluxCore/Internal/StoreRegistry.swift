@@ -1,4 +1,4 @@
-#if os(Linux) && canImport(Synchronization)
+#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
   import Synchronization
 #endif
 
@@ -156,7 +156,7 @@ protocol SharedMiddlewareReceiver: AnyObject, Sendable {
 @usableFromInline
 enum Registries {
   private static let lock = Lock()
-  #if os(Linux) && canImport(Synchronization)
+  #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
     /// The address of the table that readers look registries up in; 0 before the first.
     @usableFromInline
     static let table = Atomic<UInt>(0)
@@ -177,7 +177,7 @@ enum Registries {
   /// registry involves no generic metadata.
   @inlinable
   static func registry<State: FluxCore.State>(for type: State.Type) -> Unmanaged<StoreRegistry<State>> {
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       let address = table.load(ordering: .acquiring)
       if address != 0,
         let found = Unmanaged<RegistryTable>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
@@ -198,7 +198,7 @@ enum Registries {
   @usableFromInline
   static func lookUpAndCache<State: FluxCore.State>(_ type: State.Type) -> StoreRegistry<State> {
     let registry = lock.withLock { registryLocked(for: type) }
-    #if !(os(Linux) && canImport(Synchronization))
+    #if !(os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE)
       RegistryCache.current.remember(registry, for: ObjectIdentifier(type))
     #endif
     return registry
@@ -211,13 +211,13 @@ enum Registries {
     }
     let registry = StoreRegistry<State>()
     registries[key] = registry
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       publishLocked(registry, for: key)
     #endif
     return registry
   }
 
-  #if os(Linux) && canImport(Synchronization)
+  #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
     /// Enters a new registry in the table, in a bigger copy of it if it is half full. Called with
     /// `lock` held.
     private static func publishLocked(_ registry: AnyObject, for type: ObjectIdentifier) {

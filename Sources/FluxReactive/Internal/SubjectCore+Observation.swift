@@ -1,7 +1,7 @@
 #if canImport(Observation)
   import Observation
 #endif
-#if os(Linux) && canImport(Synchronization)
+#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
   import Synchronization
 #endif
 
@@ -43,7 +43,7 @@ extension SubjectCore {
   /// Observation's registrar for the value, if a read has made it.
   @usableFromInline
   var registration: AnyObject? {
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       let address = observation.load(ordering: .acquiring)
       guard address != 0 else { return nil }
       return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
@@ -56,7 +56,7 @@ extension SubjectCore {
   /// Whether a read has made Observation's registrar: one load.
   @inlinable
   var isObserved: Bool {
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       observation.load(ordering: .acquiring) != 0
     #else
       observation != nil
@@ -72,7 +72,7 @@ extension SubjectCore {
     #if canImport(Observation)
       if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
         let registration: ValueRegistration
-        #if os(Linux) && canImport(Synchronization)
+        #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
           if let existing = self.registration {
             registration = unsafeDowncast(existing, to: ValueRegistration.self)
           } else {

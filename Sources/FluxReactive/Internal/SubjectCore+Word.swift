@@ -1,6 +1,6 @@
 import FluxCore
 
-#if os(Linux) && canImport(Synchronization)
+#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
   import Glibc
   import Synchronization
 #endif
@@ -24,14 +24,14 @@ extension SubjectCore {
   /// A constant once specialized.
   @inlinable
   static var usesWord: Bool {
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
     #else
       false
     #endif
   }
 
-  #if os(Linux) && canImport(Synchronization)
+  #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
     /// The bits of `value`, which ``usesWord`` says fit one word.
     @inlinable
     static func bits(of value: Value) -> UInt64 {

@@ -1,6 +1,6 @@
 import FluxCore
 
-#if os(Linux) && canImport(Synchronization)
+#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
   import Glibc
   import Synchronization
 #endif
@@ -97,7 +97,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// Changed only with `lock` and `valueLock` held; read with either.
   @usableFromInline
   @exclusivity(unchecked) var current: Value?
-  #if os(Linux) && canImport(Synchronization)
+  #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
     /// For a value of one word or less with no references (``usesWord``): its bits, stored with
     /// release ordering after every change of `current`, which happens with `lock` held, and
     /// loaded with acquire ordering by readers, which take no lock at all.
@@ -127,7 +127,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   @usableFromInline
   let specializedRemove: (SubjectCore<Value>, UInt64) -> Bool
 
-  #if os(Linux) && canImport(Synchronization)
+  #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
     deinit {
       let registration = observation.load(ordering: .acquiring)
       if registration != 0 {
@@ -150,7 +150,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
     self.current = current
     valueLock = Lock()
     specializedRemove = remove
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       if Self.usesWord { word.store(Self.bits(of: current), ordering: .releasing) }
     #endif
   }
@@ -345,7 +345,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// in a word, ``usesWord``), never for a delivery.
   @inlinable
   var value: Value {
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       if Self.usesWord { return wordValue }
     #endif
     if _slowPath(!valueLock.tryLock()) { waitForValueLock() }
@@ -389,7 +389,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// released after both locks.
   @inlinable
   func set(_ value: Value) {
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       if Self.usesWord { return wordSet(value) }
     #endif
     lock.lock()
@@ -409,7 +409,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// variable itself.
   @inlinable
   func modify<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       if Self.usesWord { return try wordModify(body) }
     #endif
     lock.lock()
