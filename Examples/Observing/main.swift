@@ -15,6 +15,7 @@ import Observation
 let store = Store<ShoppingState>(state: .init(), mutations: .init(), executor: .mainThread)
 
 /// Prints what `body` returns, and prints it again after each change to what `body` read.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor
 func render(_ body: @escaping @MainActor () -> String) {
   let text = withObservationTracking(body) {
@@ -41,6 +42,11 @@ func run(_ index: Int) {
   DispatchQueue.main.async { MainActor.assumeIsolated { run(index + 1) } }
 }
 
+// Observation itself needs macOS 14, iOS 17, tvOS 17 or watchOS 10; Linux always has it.
+guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else {
+  print("This example needs Observation: macOS 14, iOS 17, tvOS 17 or watchOS 10.")
+  exit(1)
+}
 render { "[counter] taps: \(store.computed.taps)" }
 render { "[list] " + (store.computed.items.isEmpty ? "empty" : store.computed.items.joined(separator: ", ")) }
 DispatchQueue.main.async { MainActor.assumeIsolated { run(0) } }

@@ -79,12 +79,12 @@ extension Actions where State == SaveState {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       try Data((TodoFile.header + "\n\n").utf8).write(to: partial)
       let handle = try FileHandle(forWritingTo: partial)
-      try handle.seekToEnd()
+      handle.seekToEndOfFile()
       for list in lists {
-        try handle.write(contentsOf: Data(list.markdown.utf8))
+        try handle.append(Data(list.markdown.utf8))
         dispatch(action: .wrote(list: list.name))
       }
-      try handle.write(contentsOf: Data((TodoFile.trailer(lists: lists.count) + "\n").utf8))
+      try handle.append(Data((TodoFile.trailer(lists: lists.count) + "\n").utf8))
       try handle.close()
       // Replace the old file only once everything is written.
       _ = try? FileManager.default.removeItem(at: file)
@@ -112,6 +112,18 @@ extension Computed where State == SaveState {
       case .failed(let message):
         return "Error: \(message)"
       }
+    }
+  }
+}
+
+extension FileHandle {
+  /// Writes `data` at the current offset: with the throwing API where the system has it (macOS
+  /// 10.15.4, iOS 13.4, tvOS 13.4, watchOS 6.2, and Linux), with the older one before.
+  fileprivate func append(_ data: Data) throws {
+    if #available(macOS 10.15.4, iOS 13.4, tvOS 13.4, watchOS 6.2, *) {
+      try write(contentsOf: data)
+    } else {
+      write(data)
     }
   }
 }

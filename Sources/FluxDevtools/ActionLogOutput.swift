@@ -41,7 +41,11 @@ public struct ActionLogOutput: Sendable {
     }
     let handle = try FileHandle(forWritingTo: url)
     return ActionLogOutput { line in
-      try? handle.write(contentsOf: Data(line.utf8))
+      if #available(macOS 10.15.4, iOS 13.4, tvOS 13.4, watchOS 6.2, *) {
+        try? handle.write(contentsOf: Data(line.utf8))
+      } else {
+        handle.write(Data(line.utf8))
+      }
     }
   }
 
