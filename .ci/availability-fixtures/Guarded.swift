@@ -57,3 +57,12 @@ func never() -> Mutex<Int> { Mutex(0) }
 // A hand-written type of the same name is not Observation's protocol.
 final class Observable<Value> {}
 let own: Observable<Int> = Observable()
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class Registration: Observable {}
+
+func register() {
+  if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+    _ = Registration()
+  }
+}

@@ -54,3 +54,13 @@ func write(_ handle: FileHandle) throws {
 func soon() {
   Task.immediate { print("now") }  // expect: Task.immediate
 }
+
+// The project's own declarations under `@available` need the same guard where they are used.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+final class Registration: Observable {}
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+func makeRegistration() -> Registration { Registration() }
+
+let registration = makeRegistration()  // expect: makeRegistration
+let other: Registration? = nil  // expect: Registration
