@@ -100,14 +100,11 @@ def load(directory, module):
 
 def render(module, directory):
     root = Node(module)
-    types = {}  # precise identifier -> path, for the types of this module
     symbols = {}
     relationships = []
     for extended, graph in load(directory, module):
         for symbol in graph["symbols"]:
             symbols[symbol["identifier"]["precise"]] = (extended, symbol)
-            if symbol["kind"]["identifier"] in TYPE_KINDS:
-                types[symbol["identifier"]["precise"]] = symbol["pathComponents"]
         relationships += graph["relationships"]
 
     defaults = {r["source"] for r in relationships if r["kind"] == "defaultImplementationOf"}
@@ -151,12 +148,13 @@ def render(module, directory):
         source = symbols.get(relationship["source"])
         if source is None or source[1]["kind"]["identifier"] not in TYPE_KINDS | {"swift.typealias"}:
             continue
-        target = relationship.get("targetFallback") or ".".join(types.get(relationship["target"], [relationship["target"]]))
-        if relationship["target"] in symbols:
+        if relationship["target"] in symbols:  # a type of this module
             target = ".".join(symbols[relationship["target"]][1]["pathComponents"])
-        word = "conforms to" if relationship["kind"] == "conformsTo" else "inherits from"
+        else:  # a type of another module, named with its module
+            target = relationship.get("targetFallback") or relationship["target"]
         if target in IMPLIED:
             continue
+        word = "conforms to" if relationship["kind"] == "conformsTo" else "inherits from"
         # A conditional conformance names what it needs beyond the type's own generic constraints.
         generics = set(constraints((source[1].get("swiftGenerics") or {}).get("constraints")))
         conditions = constraints(relationship.get("swiftConstraints"))
