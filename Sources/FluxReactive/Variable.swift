@@ -75,7 +75,9 @@ public final class Variable<Value> {
   /// read waits for the other body (a deadlock), unless both values are one word or less with
   /// no references, on Linux. Read what you need before `modify`. Compute inside, send after
   /// `modify` returns.
-  /// If `body` throws, the value keeps what `body` left in it and nothing is delivered.
+  /// If `body` throws, the value keeps what `body` left in it, as an `inout` argument does, and
+  /// that value is delivered once, like any change: observers, bindings, ``values`` and
+  /// Observation never disagree about what the variable holds.
   ///
   /// - Parameter body: Changes the value in place.
   /// - Returns: What `body` returns.
