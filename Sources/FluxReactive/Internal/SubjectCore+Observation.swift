@@ -112,9 +112,8 @@ extension SubjectCore {
     isNotifyingObservation = true
     defer { isNotifyingObservation = false }
     #if canImport(Observation)
-      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation = registration {
-        let registration = unsafeDowncast(observation, to: ValueRegistration.self)
-        registration.registrar.willSet(registration, keyPath: ValueRegistration.valueKeyPath)
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+        withRegistration { $0.registrar.willSet($0, keyPath: ValueRegistration.valueKeyPath) }
       }
     #endif
   }
@@ -130,10 +129,26 @@ extension SubjectCore {
   @usableFromInline
   func valueDidChange() {
     #if canImport(Observation)
-      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation = registration {
-        let registration = unsafeDowncast(observation, to: ValueRegistration.self)
-        registration.registrar.didSet(registration, keyPath: ValueRegistration.valueKeyPath)
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+        withRegistration { $0.registrar.didSet($0, keyPath: ValueRegistration.valueKeyPath) }
       }
     #endif
   }
+
+  #if canImport(Observation)
+    /// Calls `body` with Observation's registrar for the value, if a read has made it, borrowed:
+    /// the core keeps it until its own end, so no reference is counted on a set's path.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @inline(__always)
+    private func withRegistration(_ body: (ValueRegistration) -> Void) {
+      #if os(Linux) && canImport(Synchronization)
+        let address = observation.load(ordering: .acquiring)
+        guard address != 0 else { return }
+        Unmanaged<ValueRegistration>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+          ._withUnsafeGuaranteedRef(body)
+      #else
+        if let observation { body(unsafeDowncast(observation, to: ValueRegistration.self)) }
+      #endif
+    }
+  #endif
 }
