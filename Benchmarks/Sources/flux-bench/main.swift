@@ -82,7 +82,9 @@ func run(_ arguments: ArraySlice<String>) -> Int32 {
     case "--rounds": options.rounds = max(1, Int(value) ?? options.rounds)
     case "--json": options.jsonPath = value
     case "--workloads":
-      options.workloads = value.split(separator: ",").compactMap { Workload(rawValue: String($0).uppercased()) }
+      options.workloads = value.split(separator: ",").compactMap { name in
+        Workload.allCases.first { $0.rawValue.lowercased() == name.lowercased() }
+      }
     case "--implementations":
       options.implementations = value.split(separator: ",").compactMap { Implementation(rawValue: String($0)) }
     default:
