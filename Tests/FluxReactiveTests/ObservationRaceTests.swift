@@ -44,8 +44,7 @@ struct ObservationRaceTests {
   func trackersRacingSettersAllHearALaterSet() {
     let variable = Variable(0)
     let text = Variable("")
-    let installs = Counter()
-    let fired = Counter()
+    let trackings = Recorder<Counter>()  // each tracking's onChange calls, one counter per tracking
     let stop = LockedValue(false)
     runOnThreads(6) { thread in
       if thread < 2 {
@@ -57,15 +56,19 @@ struct ObservationRaceTests {
         }
       } else {
         for _ in 0..<300 {
+          let fired = Counter()
           withObservationTracking({ _ = (variable.value, text.value) }, onChange: { fired.increment() })
-          installs.increment()
+          trackings.append(fired)
         }
-        if installs.value == 4 * 300 { stop.withLock { $0 = true } }
+        if trackings.values.count == 4 * 300 { stop.withLock { $0 = true } }
       }
     }
-    #expect(installs.value == 1_200)
+    #expect(trackings.values.count == 1_200)
     variable.value += 1  // after every install: each tracker not yet fired hears this one
-    #expect(fired.value == installs.value, "a tracker installed before the last set never heard of it")
+    // Observation may call one tracking's onChange twice when two of its values change at once
+    // on two threads; what must not happen is a tracking that never hears of a change.
+    let deaf = trackings.values.filter { $0.value == 0 }.count
+    #expect(deaf == 0, "\(deaf) trackings installed before the last set never heard of it")
   }
 }
 
