@@ -47,6 +47,16 @@ struct VariableInPlaceTests {
     #expect(text.value == "ab")
   }
 
+  @Test("the right-hand side of += may read the same variable: it is evaluated before the change begins")
+  func rightHandSideReadsTheSameVariable() {
+    let number = Variable(3)
+    let text = Variable("ab")
+    number.value += number.value
+    text.value += text.value
+    #expect(number.value == 6)
+    #expect(text.value == "abab")
+  }
+
   @Test("a change in place of a tracked value calls onChange once")
   func inPlaceChangeOfATrackedValue() {
     let variable = Variable(1)
