@@ -59,6 +59,10 @@
 
     /// `\.value`, made once: a key path literal costs a runtime call each time it is evaluated.
     static let valueKeyPath: KeyPath<ValueRegistration, Void> & Sendable = \.value
+
+    /// ``valueKeyPath``, kept by each registration too, so that a set loads it with no check
+    /// that the static one was made.
+    let keyPath = ValueRegistration.valueKeyPath
   }
 #endif
 
@@ -136,7 +140,7 @@ extension SubjectCore {
     defer { isNotifyingObservation = false }
     #if canImport(Observation)
       if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
-        withRegistration { $0.registrar.willSet($0, keyPath: ValueRegistration.valueKeyPath) }
+        withRegistration { $0.registrar.willSet($0, keyPath: $0.keyPath) }
       }
     #endif
   }
@@ -153,7 +157,7 @@ extension SubjectCore {
   func valueDidChange() {
     #if canImport(Observation)
       if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
-        withRegistration { $0.registrar.didSet($0, keyPath: ValueRegistration.valueKeyPath) }
+        withRegistration { $0.registrar.didSet($0, keyPath: $0.keyPath) }
       }
     #endif
   }
