@@ -15,8 +15,8 @@
 /// > delivered like ``Sink/send(value:)`` delivers: synchronously on the setting thread, one
 /// > at a time. Reading ``value`` or setting it from inside one of its own observers works; a
 /// > set made there is delivered right after the current delivery, not nested.
-/// > `value += 1` reads and writes in two steps: use ``modify(_:)`` when several threads
-/// > change the value.
+/// > `value += 1` is one atomic read-modify-write, like ``modify(_:)``: several threads may
+/// > make it at once and lose no update.
 public final class Variable<Value> {
   @usableFromInline
   let core: SubjectCore<Value>
@@ -38,10 +38,24 @@ public final class Variable<Value> {
   /// Reading it inside `withObservationTracking` (a SwiftUI `body`, say) tracks it: its next
   /// change calls `onChange`, as for a property of an `@Observable` class; see
   /// <doc:TrackingWithObservation>.
+  ///
+  /// A change in place, `variable.value += 1` or `variable.value.append(element)`, is one
+  /// atomic step, like ``modify(_:)``: it delivers the result once, loses no update when
+  /// several threads make it, changes a copy-on-write value without copying it, and is a
+  /// change, not a read (Observation does not track it). The rules of a `modify` body hold for
+  /// what runs inside it: passing `&variable.value` to a function runs that function under the
+  /// variable's lock, and a read or set of the same variable from there stops the program with a
+  /// message.
   @inlinable
   public var value: Value {
     get { core.value }
     set { core.set(newValue) }
+    _modify {
+      let change = core.beginInPlaceChange()
+      var value = change.value
+      defer { core.endInPlaceChange(value, isObserved: change.isObserved) }
+      yield &value
+    }
   }
 
   /// The current value, then every change.
@@ -75,7 +89,9 @@ public final class Variable<Value> {
   /// read waits for the other body (a deadlock), unless both values are one word or less with
   /// no references, on Linux. Read what you need before `modify`. Compute inside, send after
   /// `modify` returns.
-  /// If `body` throws, the value keeps what `body` left in it and nothing is delivered.
+  /// If `body` throws, the value keeps what `body` left in it, as an `inout` argument does, and
+  /// that value is delivered once, like any change: observers, bindings, ``values`` and
+  /// Observation never disagree about what the variable holds.
   ///
   /// - Parameter body: Changes the value in place.
   /// - Returns: What `body` returns.

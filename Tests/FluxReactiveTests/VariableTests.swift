@@ -126,7 +126,7 @@ struct VariableTests {
     #expect(late.values == ["b"])  // a signal of a freed variable still replays its last value once
   }
 
-  @Test("modify returns what its body returns, and a throwing body delivers nothing")
+  @Test("inv5: modify returns what its body returns, and a throwing body delivers what it left")
   func modifyResultAndThrow() {
     struct Failure: Error {}
     let variable = Variable([1])
@@ -144,7 +144,7 @@ struct VariableTests {
       }
     }
     #expect(variable.value == [1, 2, 3])
-    #expect(seen.values == [[1], [1, 2]])
+    #expect(seen.values == [[1], [1, 2], [1, 2, 3]])
   }
 
   @Test("a constant reflects its variable, and keeps the last value after the variable is freed")

@@ -24,6 +24,10 @@ enum BaselineWorkloads {
     case .w11: return sends(observers: 1, tally: tally)
     // The target of a global dispatch to one store is the store's own kept `store.actions`.
     case .w12: return FluxWorkloads.keptStoreActions(tally: tally)
+    // The idiomatic store's limit is the plain store's; W3m's, a variable's locked addition.
+    case .w6i, .w10i, .w12i: return storeDispatch(tally: tally)
+    case .w3m: return variableAdds(tally: tally)
+    case .w3r: return variableSetsAfterRead(tally: tally)
     }
   }
 
@@ -48,6 +52,17 @@ enum BaselineWorkloads {
         for value in range { variable.set(value) }
       },
       expected: { sum($0) }
+    )
+  }
+
+  private static func variableAdds(tally: Tally) -> Prepared {
+    let variable = BaselineVariable(0)
+    variable.observe { tally.add($0) }
+    return Prepared(
+      run: { range in
+        for _ in range { variable.add(1) }
+      },
+      expected: { sum($0) { $0 &+ 1 } }
     )
   }
 
@@ -270,6 +285,14 @@ private final class BaselineVariable {
     mutex.lock()
     value = newValue
     deliver(newValue, to: observers)
+    mutex.unlock()
+  }
+
+  @inline(__always)
+  func add(_ amount: Int) {
+    mutex.lock()
+    value += amount
+    deliver(value, to: observers)
     mutex.unlock()
   }
 }

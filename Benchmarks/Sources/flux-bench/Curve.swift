@@ -45,7 +45,8 @@ enum Curve: String, CaseIterable, Sendable {
   /// Whether `implementation` has an equivalent of this curve: the baseline runs no work on a
   /// queue.
   func applies(to implementation: Implementation) -> Bool {
-    implementation != .baseline || self == .send || self == .global || self == .churn
+    implementation == .flux || implementation == .openCombine
+      || (implementation == .baseline && (self == .send || self == .global || self == .churn))
   }
 
   /// The sizes of a full run; the per-item cost at the last is compared with that at

@@ -18,6 +18,11 @@ enum FluxWorkloads {
     case .w9: preconditionFailure("W9 runs through memory(tally:)")
     case .w11: return observeOnImmediate(tally: tally)
     case .w12: return globalDispatchToOneStore(tally: tally)
+    case .w3r: return variableSetsAfterRead(tally: tally)
+    case .w3m: return variableAddsInPlace(tally: tally)
+    case .w6i: return idiomaticStoreDispatch(tally: tally)
+    case .w10i: return idiomaticStoreDispatch(tally: tally, middlewares: [AnyMiddleware(IdiomaticPassThrough())])
+    case .w12i: return idiomaticGlobalDispatch(tally: tally)
     }
   }
 

@@ -95,3 +95,61 @@ private final class ObservedBaselineVariable: Observable, TrackedValue, @uncheck
     }
   }
 }
+
+// W3r's baseline: the floor for a set after a read, what the `@Observable` macro writes plus one
+// delivery (Observation's public API cannot tell a read inside `withObservationTracking` from
+// one outside it; see the README).
+
+extension BaselineWorkloads {
+  static func variableSetsAfterRead(tally: Tally) -> Prepared {
+    guard #available(macOS 14, *) else { return prepare(.w3, tally: tally) }
+    let variable = ObservedBaselineVariable(0) { tally.add($0) }
+    tally.add(variable.value)  // the one read: 0
+    return Prepared(
+      run: { range in
+        for value in range { variable.value = value }
+      },
+      expected: { sum($0) }
+    )
+  }
+}
+
+// The `@Observable` contender: a class with one observed property, written with the macro. It
+// has no observers to deliver to, so its counter is checked through its final value.
+
+@available(macOS 14, *)
+@Observable
+final class ObservableCounter: @unchecked Sendable {
+  var value = 0
+}
+
+enum ObservableWorkloads {
+  static func prepare(_ workload: Workload, tally: Tally) -> Prepared {
+    guard #available(macOS 14, *) else { preconditionFailure("Observation needs macOS 14") }
+    let model = ObservableCounter()
+    let finish: () -> Int = {
+      tally.add(model.value)
+      return model.value
+    }
+    switch workload {
+    case .w3:
+      return Prepared(
+        run: { range in for value in range { model.value = value } }, expected: { _ in 0 }, finish: finish)
+    case .w3r:
+      _ = model.value
+      return Prepared(
+        run: { range in for value in range { model.value = value } }, expected: { _ in 0 }, finish: finish)
+    case .w3m:
+      return Prepared(run: { range in for _ in range { model.value += 1 } }, expected: { _ in 0 }, finish: finish)
+    case .w3o:
+      @Sendable func track() {
+        withObservationTracking({ _ = model.value }, onChange: { track() })
+      }
+      track()
+      return Prepared(
+        run: { range in for value in range { model.value = value } }, expected: { _ in 0 }, finish: finish)
+    default:
+      preconditionFailure("\(workload.rawValue) has no @Observable contender")
+    }
+  }
+}

@@ -22,6 +22,9 @@ enum OpenCombineWorkloads {
     case .w9: preconditionFailure("W9 runs through memory(tally:)")
     case .w11: return receiveOnImmediate(tally: tally)
     case .w12: return sends(observers: 1, tally: tally)
+    case .w6i, .w10i, .w12i: return storeDispatch(tally: tally)
+    case .w3r: return variableSets(tally: tally)
+    case .w3m: return variableAdds(tally: tally)
     }
   }
 
@@ -56,6 +59,17 @@ enum OpenCombineWorkloads {
         for value in range { subject.send(value) }
       },
       expected: { range in withExtendedLifetime(cancellable) { sum(range) } }
+    )
+  }
+
+  private static func variableAdds(tally: Tally) -> Prepared {
+    let subject = CurrentValueSubject<Int, Never>(0)
+    let cancellable = subject.sink { tally.add($0) }
+    return Prepared(
+      run: { range in
+        for _ in range { subject.value += 1 }
+      },
+      expected: { range in withExtendedLifetime(cancellable) { sum(range) { $0 &+ 1 } } }
     )
   }
 

@@ -69,9 +69,9 @@ struct Report {
     var lines = [
       "\(date) · \(machine) · medians of \(options.repetitions) fresh processes (min–max)",
       "",
-      "| workload | unit | Flux ns | baseline ns | OpenCombine ns | Flux/baseline | target | OpenCombine/Flux "
-        + "| allocs/op Flux · baseline · OpenCombine | met |",
-      "|---|---|--:|--:|--:|--:|--:|--:|--:|:-:|",
+      "| workload | unit | Flux ns | baseline ns | OpenCombine ns | @Observable ns | Flux/baseline | target "
+        + "| OpenCombine/Flux | allocs/op Flux · baseline · OpenCombine · @Observable | met |",
+      "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|:-:|",
     ]
     for workload in options.workloads {
       let columns = Implementation.allCases.map { cell(time(workload, $0)) }
@@ -88,7 +88,7 @@ struct Report {
       )
     }
     if options.workloads.contains(.w9) {
-      let columns = Implementation.allCases.map { cell(bytes($0)) }
+      let columns = Implementation.allCases.map { $0 == .observable ? "–" : cell(bytes($0)) }
       let fluxOverBaseline = bytes(.flux).flatMap { flux in bytes(.baseline).map { flux.median / $0.median } }
       let openCombineOverFlux = bytes(.openCombine).flatMap { other in bytes(.flux).map { other.median / $0.median } }
       lines.append(

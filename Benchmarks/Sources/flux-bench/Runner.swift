@@ -20,7 +20,7 @@ func runAll(_ options: RunOptions) -> Int32 {
   let executable = currentExecutable()
   for repetition in 1...options.repetitions {
     for workload in options.workloads {
-      for implementation in options.implementations {
+      for implementation in options.implementations where implementation.runs(workload) {
         printError("[\(repetition)/\(options.repetitions)] \(workload.rawValue) \(implementation.title)")
         let command =
           "'\(executable)' child \(workload.rawValue) \(implementation.rawValue) --rounds \(options.rounds)"

@@ -53,6 +53,7 @@ extension Implementation {
     case .flux: return FluxScaling.point(curve, size: size, tally: tally)
     case .openCombine: return OpenCombineScaling.point(curve, size: size, tally: tally)
     case .baseline: return BaselineScaling.point(curve, size: size, tally: tally)
+    case .observable: preconditionFailure("the @Observable contender has no scaling curve")
     }
   }
 }

@@ -4,15 +4,20 @@ enum Workload: String, CaseIterable, Sendable {
   case w2 = "W2"
   case w3 = "W3"
   case w3o = "W3o"
+  case w3r = "W3r"
+  case w3m = "W3m"
   case w4 = "W4"
   case w5 = "W5"
   case w6 = "W6"
+  case w6i = "W6i"
   case w7 = "W7"
   case w8 = "W8"
   case w9 = "W9"
   case w10 = "W10"
+  case w10i = "W10i"
   case w11 = "W11"
   case w12 = "W12"
+  case w12i = "W12i"
 
   /// A short name for the table.
   var name: String {
@@ -21,15 +26,20 @@ enum Workload: String, CaseIterable, Sendable {
     case .w2: return "send-10"
     case .w3: return "variable-set"
     case .w3o: return "variable-set-tracked"
+    case .w3r: return "variable-set-after-read"
+    case .w3m: return "variable-add-in-place"
     case .w4: return "map-chain"
     case .w5: return "subscribe-churn"
     case .w6: return "store-dispatch"
+    case .w6i: return "store-dispatch-idiomatic"
     case .w7: return "global-dispatch"
     case .w8: return "contention"
     case .w9: return "memory"
     case .w10: return "store-middleware"
+    case .w10i: return "store-middleware-idiomatic"
     case .w11: return "observe-on-immediate"
     case .w12: return "global-one-store"
+    case .w12i: return "global-one-store-idiomatic"
     }
   }
 
@@ -37,9 +47,9 @@ enum Workload: String, CaseIterable, Sendable {
   var unit: String {
     switch self {
     case .w1, .w2, .w4, .w8, .w11: return "send"
-    case .w3, .w3o: return "set"
+    case .w3, .w3o, .w3r, .w3m: return "set"
     case .w5: return "pair"
-    case .w6, .w10, .w12: return "action"
+    case .w6, .w10, .w12, .w6i, .w10i, .w12i: return "action"
     case .w7: return "delivery"
     case .w9: return "subscribe"
     }
@@ -62,9 +72,10 @@ enum Workload: String, CaseIterable, Sendable {
   /// The largest Flux / baseline time ratio the targets allow.
   var ratioTarget: Double? {
     switch self {
-    case .w1, .w2, .w3, .w4, .w5, .w6, .w7, .w8, .w11: return 1.5
+    case .w1, .w2, .w3, .w4, .w5, .w6, .w7, .w8, .w11, .w3m, .w6i, .w10i, .w12i: return 1.5
     case .w10: return 2
     case .w12: return 1.3
+    case .w3r: return 1
     case .w9, .w3o: return nil
     }
   }
@@ -91,6 +102,7 @@ enum Implementation: String, CaseIterable, Sendable {
   case flux
   case baseline
   case openCombine = "opencombine"
+  case observable
 
   /// The name for the table.
   var title: String {
@@ -98,7 +110,14 @@ enum Implementation: String, CaseIterable, Sendable {
     case .flux: return "Flux"
     case .baseline: return "baseline"
     case .openCombine: return "OpenCombine"
+    case .observable: return "@Observable"
     }
+  }
+
+  /// Whether this contender runs `workload`: the `@Observable` class runs only the sets of one
+  /// value (W3, W3r, W3m, W3o), where it can do what the others do.
+  func runs(_ workload: Workload) -> Bool {
+    self != .observable || [.w3, .w3r, .w3m, .w3o].contains(workload)
   }
 
   /// Makes `workload` ready to run, with every observer adding into `tally`.
@@ -107,6 +126,7 @@ enum Implementation: String, CaseIterable, Sendable {
     case .flux: return FluxWorkloads.prepare(workload, tally: tally)
     case .baseline: return BaselineWorkloads.prepare(workload, tally: tally)
     case .openCombine: return OpenCombineWorkloads.prepare(workload, tally: tally)
+    case .observable: return ObservableWorkloads.prepare(workload, tally: tally)
     }
   }
 
@@ -116,6 +136,7 @@ enum Implementation: String, CaseIterable, Sendable {
     case .flux: return FluxWorkloads.memory(tally: tally)
     case .baseline: return BaselineWorkloads.memory(tally: tally)
     case .openCombine: return OpenCombineWorkloads.memory(tally: tally)
+    case .observable: preconditionFailure("the @Observable contender has no W9")
     }
   }
 }

@@ -10,8 +10,9 @@
 //
 // A core has no registrar until its value is first read (`SubjectCore.observation` is empty):
 // a read registers with Observation through `valueWasRead`, which makes the registrar on that
-// first read. A set or `modify` loads `observation` once and calls the registrar (`willSet`
-// before the change, `didSet` after it) only when it is there.
+// first read. A set, a `modify` or a change in place (`value += 1`, which is not a read) loads
+// `observation` once and calls the registrar (`willSet` before the change, `didSet` after it)
+// only when it is there, borrowing it (no reference counted).
 //
 // Why no change is missed: Observation calls a tracker only for a registrar it saw during
 // `withObservationTracking`'s `apply`, and it sees a registrar only through `access`, which a
@@ -23,6 +24,28 @@
 // a reader of a value in a word (`SubjectCore+Word`) holds no lock. A change made between a read
 // and the end of `apply` reaches no tracker, exactly as with an `@Observable` class: Observation
 // installs the tracker when `apply` returns.
+//
+// A set that races a tracker which has read but is not installed yet loses nothing either: the
+// set's only decision is "is there a registrar", never "has anyone read since the last change".
+// Once the tracker's read has stored the registrar, every later set calls `willSet`, the one
+// that runs before the install (which Observation itself lets go by, as above) and every one
+// after it, which finds the tracker. A scheme that skipped `willSet` when no read came since the
+// last change would lose exactly that update: read, set (clears the mark, no tracker yet),
+// install, set (skipped). `ObservationRaceTests` runs that interleaving on several threads.
+//
+// Why a set after a read pays for Observation even when nobody tracks: through Observation's
+// public API a read inside `withObservationTracking` and a read outside it are the same call
+// (`access` returns nothing, and the tracking in progress is thread-local state that
+// Observation does not export: `_swift_observation_tls_get` is a local symbol of
+// libswiftObservation), and the install happens at a moment no callback reports, as late as the
+// tracking closure likes. So after any read, a set cannot rule out a tracker installed since,
+// and must call `willSet`; and it cannot learn that the trackers are gone, since a tracker
+// installed later may come from a read made earlier. A set after a read therefore costs what
+// an `@Observable` class's set costs (`willSet`, `didSet`) plus the delivery; Benchmarks' W3r
+// measures it against that floor. What Flux controls: none of its own reads is a read
+// (replaying the current value to a new observer, `modify`, a change in place, bindings and
+// `values` use the stored value), so a store whose mutations write `value += 1` never makes a
+// registrar until a view reads.
 
 #if canImport(Observation)
   /// The registrar of one variable's value, made when the value is first read.
@@ -36,6 +59,10 @@
 
     /// `\.value`, made once: a key path literal costs a runtime call each time it is evaluated.
     static let valueKeyPath: KeyPath<ValueRegistration, Void> & Sendable = \.value
+
+    /// ``valueKeyPath``, kept by each registration too, so that a set loads it with no check
+    /// that the static one was made.
+    let keyPath = ValueRegistration.valueKeyPath
   }
 #endif
 
@@ -112,9 +139,8 @@ extension SubjectCore {
     isNotifyingObservation = true
     defer { isNotifyingObservation = false }
     #if canImport(Observation)
-      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation = registration {
-        let registration = unsafeDowncast(observation, to: ValueRegistration.self)
-        registration.registrar.willSet(registration, keyPath: ValueRegistration.valueKeyPath)
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+        withRegistration { $0.registrar.willSet($0, keyPath: $0.keyPath) }
       }
     #endif
   }
@@ -130,10 +156,26 @@ extension SubjectCore {
   @usableFromInline
   func valueDidChange() {
     #if canImport(Observation)
-      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observation = registration {
-        let registration = unsafeDowncast(observation, to: ValueRegistration.self)
-        registration.registrar.didSet(registration, keyPath: ValueRegistration.valueKeyPath)
+      if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+        withRegistration { $0.registrar.didSet($0, keyPath: $0.keyPath) }
       }
     #endif
   }
+
+  #if canImport(Observation)
+    /// Calls `body` with Observation's registrar for the value, if a read has made it, borrowed:
+    /// the core keeps it until its own end, so no reference is counted on a set's path.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @inline(__always)
+    private func withRegistration(_ body: (ValueRegistration) -> Void) {
+      #if os(Linux) && canImport(Synchronization)
+        let address = observation.load(ordering: .acquiring)
+        guard address != 0 else { return }
+        Unmanaged<ValueRegistration>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+          ._withUnsafeGuaranteedRef(body)
+      #else
+        if let observation { body(unsafeDowncast(observation, to: ValueRegistration.self)) }
+      #endif
+    }
+  #endif
 }

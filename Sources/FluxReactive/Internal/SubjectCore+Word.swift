@@ -92,8 +92,9 @@ extension SubjectCore {
         result = try body(&value)
       } catch {
         modifyingThread.store(0, ordering: .relaxed)
-        current = value  // keeps what `body` left, delivers nothing
+        current = value  // keeps what `body` left: a change that stays is delivered (rule 5)
         word.store(Self.bits(of: value), ordering: .releasing)
+        sendLocked(value)
         throw error
       }
       modifyingThread.store(0, ordering: .relaxed)

@@ -422,8 +422,9 @@ final class SubjectCore<Value>: @unchecked Sendable {
     do {
       result = try body(&value)
     } catch {
-      current = value  // keeps what `body` left, delivers nothing
+      current = value  // keeps what `body` left: a change that stays is delivered (rule 5)
       valueLock.unlock()
+      sendLocked(value)
       throw error
     }
     current = value
