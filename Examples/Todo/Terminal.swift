@@ -20,16 +20,31 @@ final class StatusLine {
 /// Writing to the terminal, and the text of the screens.
 enum Terminal {
   /// Writes `text` and a line break to standard output, at once, so that it keeps its place
-  /// among the lines that `--log` writes to standard error.
+  /// among the lines that `--log` writes to standard error. Control characters are shown,
+  /// not sent (see ``visible(_:)``).
   static func write(_ text: String, terminator: String = "\n") {
-    print(text, terminator: terminator)
+    print(visible(text), terminator: terminator)
     fflush(nil)
   }
 
-  /// Writes `text` and a line break to standard error.
+  /// Writes `text` and a line break to standard error, its control characters shown.
   static func error(_ text: String) {
     fflush(nil)
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    FileHandle.standardError.write(Data((visible(text) + "\n").utf8))
+  }
+
+  /// `text` with each control character but the line break written as an escape (`\u{1B}`),
+  /// so that a title or a command cannot move the cursor, clear the screen or change colours.
+  static func visible(_ text: String) -> String {
+    var shown = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      if scalar != "\n", scalar.properties.generalCategory == .control {
+        shown.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+      } else {
+        shown.append(scalar)
+      }
+    }
+    return String(shown)
   }
 
   /// One list: its name and progress, then its items.
@@ -65,6 +80,7 @@ enum Terminal {
       clear all             delete the done items of every list (one global action)
     Saving
       save [folder]         write every list to <folder>/todo.md (default: ./todo-lists)
+      save --replace [f]    save, even over a todo.md that could not be read
       load [folder]         replace every list with those of <folder>/todo.md (default: ./todo-lists)
     Other
       help                  show this screen

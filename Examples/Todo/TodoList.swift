@@ -2,7 +2,8 @@ import FluxCore
 import FluxDevtools
 import FluxReactive
 
-/// One item of a todo list.
+/// One item of a todo list. Its title holds no control character: `add` and `edit` refuse one,
+/// and a mutation turns each that an action brings (by replay, say) into a space.
 struct TodoItem: Codable, Equatable, Sendable {
   let id: Int
   var title: String
@@ -60,17 +61,17 @@ struct TodoMutations: Mutations {
       switch action {
       case .add(let title):
         let id = (items.map(\.id).max() ?? 0) + 1
-        items.append(TodoItem(id: id, title: title, isDone: false))
+        items.append(TodoItem(id: id, title: Title.clean(title), isDone: false))
       case .setDone(let id, let isDone):
         if let index = items.firstIndex(where: { $0.id == id }) { items[index].isDone = isDone }
       case .rename(let id, let title):
-        if let index = items.firstIndex(where: { $0.id == id }) { items[index].title = title }
+        if let index = items.firstIndex(where: { $0.id == id }) { items[index].title = Title.clean(title) }
       case .remove(let id):
         items.removeAll { $0.id == id }
       case .clearCompleted:
         items.removeAll(where: \.isDone)
       case .restore(let restored):
-        items = restored
+        items = restored.map { TodoItem(id: $0.id, title: Title.clean($0.title), isDone: $0.isDone) }
       }
     }
   }
@@ -125,6 +126,21 @@ extension Computed where State == TodoListState {
   /// How many items are done.
   var doneCount: Signal<Int> {
     state.items.signal.map { $0.count(where: \.isDone) }
+  }
+}
+
+/// The rule for titles and names: no control characters.
+enum Title {
+  /// Whether `text` holds a control character: a line break, a tab, an escape.
+  static func hasControlCharacter(_ text: String) -> Bool {
+    text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+  }
+
+  /// `text` with each control character turned into a space, and the spaces at its ends gone.
+  static func clean(_ text: String) -> String {
+    guard hasControlCharacter(text) else { return text }
+    let scalars = text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }
+    return String(String.UnicodeScalarView(scalars)).trimmingCharacters(in: .whitespaces)
   }
 }
 
