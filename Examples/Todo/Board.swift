@@ -84,7 +84,7 @@ final class Board {
       return try drop(existing(name))
     case .add(let title):
       currentList.store.actions.add(title)
-      return changed(row: currentList.view.rows.count)
+      return changed(row: currentList.view.items.count)
     case .done(let number):
       let item = try item(number)
       guard !item.isDone else { throw CommandError("item \(number) is done already") }
@@ -150,8 +150,8 @@ final class Board {
   private func changed(row: Int?) -> String {
     let view = currentList.view
     guard isQuiet else { return Terminal.render(view) }
-    guard let row, view.rows.indices.contains(row - 1) else { return "\(view.name) — \(view.progress)" }
-    return "  " + view.rows[row - 1]
+    guard let row, view.items.indices.contains(row - 1) else { return "\(view.name) — \(view.progress)" }
+    return "  " + view.items[row - 1].row(number: row)
   }
 
   /// Replaces every list with `loaded`, through actions: the board's, then each list's.
@@ -187,11 +187,9 @@ final class Board {
       middlewares: log.map { [$0.middleware(label: label)] } ?? [])
     let view = ListView()
     view.name = store.computed.name
-    // KeyPath bindings: each computed signal keeps one property of the view up to date, until
-    // the view is freed.
-    store.computed.rows.bind(to: view, \.rows, on: executor)
-    store.computed.progress.bind(to: view, \.progress, on: executor)
-    store.computed.doneCount.bind(to: view, \.doneCount, on: executor)
+    // A KeyPath binding: the computed signal keeps the view's items up to date, until the view
+    // is freed.
+    store.computed.itemChanges.bind(to: view, \.items, on: executor)
     return List(id: entry.id, store: store, view: view)
   }
 

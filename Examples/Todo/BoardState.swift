@@ -81,7 +81,8 @@ struct BoardMutations: Mutations {
         if !left.contains(where: { $0.name == lists.current }) { lists.current = first.name }
       case .replace(let names):
         var unique: [String] = []
-        for name in names.map(ListName.clean) where !name.isEmpty && !unique.contains(where: { ListName.same($0, name) }) {
+        for name in names.map(ListName.clean)
+        where !name.isEmpty && !unique.contains(where: { ListName.same($0, name) }) {
           unique.append(name)
         }
         guard let first = unique.first else { return }

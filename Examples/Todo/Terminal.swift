@@ -1,11 +1,24 @@
 import Foundation
 
 /// What the terminal shows of one list. Bindings keep it up to date; nothing else writes it.
+///
+/// The rows, the progress and the count of done items are made from the items when they are
+/// shown, not on every change: a script that adds thousands of items would otherwise go
+/// through every item again for each.
 final class ListView {
   var name = ""
-  var rows: [String] = []
-  var progress = ""
-  var doneCount = 0
+  var items: [TodoItem] = []
+
+  /// "2 of 5 done", or "empty".
+  var progress: String { summary(of: items) }
+
+  /// How many items are done.
+  var doneCount: Int { items.count(where: \.isDone) }
+
+  /// One line per item, numbered from 1.
+  var rows: [String] {
+    items.enumerated().map { index, item in item.row(number: index + 1) }
+  }
 }
 
 /// The line that reports a save in progress: each new message is printed as it arrives.

@@ -3,7 +3,8 @@ import FluxDevtools
 import FluxReactive
 
 /// One item of a todo list. Its title holds no control character: `add` and `edit` refuse one,
-/// and a mutation turns each that an action brings (by replay, say) into a space.
+/// and a mutation turns each that an action brings (by replay, say) into a space. The ids of a
+/// list's items increase along it.
 struct TodoItem: Codable, Equatable, Sendable {
   let id: Int
   var title: String
@@ -60,7 +61,8 @@ struct TodoMutations: Mutations {
     state.items.modify { items in
       switch action {
       case .add(let title):
-        let id = (items.map(\.id).max() ?? 0) + 1
+        // Ids increase along the list (see `restore`): the next one follows the last.
+        let id = (items.last?.id ?? 0) + 1
         items.append(TodoItem(id: id, title: Title.clean(title), isDone: false))
       case .setDone(let id, let isDone):
         if let index = items.firstIndex(where: { $0.id == id }) { items[index].isDone = isDone }
@@ -71,7 +73,11 @@ struct TodoMutations: Mutations {
       case .clearCompleted:
         items.removeAll(where: \.isDone)
       case .restore(let restored):
-        items = restored.map { TodoItem(id: $0.id, title: Title.clean($0.title), isDone: $0.isDone) }
+        // Ids increase along the list; restored items whose ids do not are numbered from 1.
+        let isIncreasing = zip(restored, restored.dropFirst()).allSatisfy { $0.id < $1.id }
+        items = restored.enumerated().map { index, item in
+          TodoItem(id: isIncreasing ? item.id : index + 1, title: Title.clean(item.title), isDone: item.isDone)
+        }
       }
     }
   }
@@ -109,23 +115,16 @@ extension Computed where State == TodoListState {
     state.items.constant
   }
 
-  /// One line per item, numbered from 1.
-  var rows: Signal<[String]> {
-    state.items.signal.map { items in
-      items.enumerated().map { number, item in
-        "\(number + 1). [\(item.isDone ? "x" : " ")] \(item.title)"
-      }
-    }
+  /// The items, now and after every change.
+  var itemChanges: Signal<[TodoItem]> {
+    state.items.signal
   }
+}
 
-  /// "2 of 5 done", or "empty".
-  var progress: Signal<String> {
-    state.items.signal.map(summary(of:))
-  }
-
-  /// How many items are done.
-  var doneCount: Signal<Int> {
-    state.items.signal.map { $0.count(where: \.isDone) }
+extension TodoItem {
+  /// The item's line in a list: `2. [x] Eggs`.
+  func row(number: Int) -> String {
+    "\(number). [\(isDone ? "x" : " ")] \(title)"
   }
 }
 
@@ -144,6 +143,7 @@ enum Title {
   }
 }
 
-private func summary(of items: [TodoItem]) -> String {
+/// "2 of 5 done", or "empty".
+func summary(of items: [TodoItem]) -> String {
   items.isEmpty ? "empty" : "\(items.count(where: \.isDone)) of \(items.count) done"
 }

@@ -111,7 +111,7 @@ public struct Recording: Sendable {
       let isLast = index == lines.count - 1
       do {
         entries.append(try Self.entry(Data(content), number: index + 1, isCutShort: isLast))
-      } catch where allowingCutShortLastLine && isLast && error.message == Self.cutShortMessage {
+      } catch  where allowingCutShortLastLine && isLast && error.message == Self.cutShortMessage {
         cutShortLine = index + 1
       }
     }
