@@ -81,7 +81,7 @@ extension Actions where State == SaveState {
     let file = folder.appendingPathComponent(TodoFile.name)
     dispatch(action: .begin(file: file.path, total: lists.count))
     do throws(FileFailure) {
-      try makeFolder(folder)
+      try FileFolders.make(folder)
       let aside = try AsideFile(replacing: file)
       try aside.write((TodoFile.header + "\n\n").utf8)
       for list in lists {
@@ -95,15 +95,6 @@ extension Actions where State == SaveState {
     } catch {
       dispatch(action: .fail("could not save to \(error.path): \(error.cause)"))
       return false
-    }
-  }
-
-  /// Makes `folder` and the folders above it that are missing, or throws why it cannot.
-  private func makeFolder(_ folder: URL) throws(FileFailure) {
-    do {
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    } catch {
-      throw FileFailure(path: folder.path, cause: FileCause.words(error))
     }
   }
 }

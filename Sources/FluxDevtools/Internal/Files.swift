@@ -127,6 +127,23 @@ package enum FileBytes {
   }
 }
 
+/// Folders, with the cause of a failure in words.
+package enum FileFolders {
+  /// Makes the folder at `url` and those above it that are missing, or throws why it cannot
+  /// (a part of the path is a file, no permission).
+  package static func make(_ url: URL) throws(FileFailure) {
+    var status = stat()
+    let path = url.path
+    if stat(path, &status) == 0 {
+      guard status.st_mode & S_IFMT == S_IFDIR else { throw FileFailure(path: path, cause: "is not a folder") }
+      return
+    }
+    let parent = url.deletingLastPathComponent()
+    if parent.path != path { try make(parent) }
+    guard mkdir(path, 0o777) == 0 || errno == EEXIST else { throw FileFailure(path: path, errno: errno) }
+  }
+}
+
 /// A file written aside and renamed into place: until ``commit(beforeRename:)``, the file at
 /// the destination keeps its old content (or stays absent); after a failure, the aside file is
 /// removed, as this type created it; nothing else is ever deleted.
