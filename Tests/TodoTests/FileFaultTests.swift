@@ -60,10 +60,10 @@ struct FileFaultTests {
 
   @Test("rule 17: a recording that fills the disk is reported at once and at the end; the old log stays")
   func inv17_fullDiskRecordingIsReported() throws {
-    try Faults.withSmallDisk(
-      bytes: 32_768, prepare: { try Data(Self.oldLog.utf8).write(to: $0.appendingPathComponent("s.jsonl")) }
-    ) {
-      disk in
+    let writeOldLog: (URL) throws -> Void = {
+      try Data(Self.oldLog.utf8).write(to: $0.appendingPathComponent("s.jsonl"))
+    }
+    try Faults.withSmallDisk(bytes: 32_768, prepare: writeOldLog) { disk in
       let run = try Faults.run(["--record", "s.jsonl"], input: Self.adds(1_000), in: disk)
       #expect(run.errors.contains("todo: the recording stopped: cannot write \(disk.path)/s.jsonl: the disk is full"))
       #expect(run.errors.contains("todo: the recording was not saved"))
