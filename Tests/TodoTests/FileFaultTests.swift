@@ -48,6 +48,7 @@ struct FileFaultTests {
 
   @Test("rule 17: a save past the file-size limit keeps the old file and says why")
   func inv17_fileSizeLimitSaveKeepsTheOldFile() throws {
+    guard Faults.isLinux else { return }
     let folder = try Faults.temporaryFolder("size-limit")
     defer { try? FileManager.default.removeItem(at: folder) }
     try Self.writeOldFile(in: folder)
@@ -78,6 +79,7 @@ struct FileFaultTests {
 
   @Test("rule 17: a recording past the file-size limit is reported, and the old log stays")
   func inv17_fileSizeLimitRecordingIsReported() throws {
+    guard Faults.isLinux else { return }
     let folder = try Faults.temporaryFolder("size-limit-log")
     defer { try? FileManager.default.removeItem(at: folder) }
     try Data(Self.oldLog.utf8).write(to: folder.appendingPathComponent("s.jsonl"))
@@ -102,6 +104,7 @@ struct FileFaultTests {
   /// (`setpriv`, nobody), for whom a file of mode 000 cannot be read.
   @Test("rule 17: a todo.md its user cannot read is not replaced by save unless asked with save --replace")
   func inv17_unreadableFileIsNotReplacedUnasked() throws {
+    guard Faults.isLinux else { return }
     guard Faults.isRoot else {
       print("skipped: running the program as another user needs root")
       return
@@ -124,6 +127,7 @@ struct FileFaultTests {
 
   @Test("rule 17: a file in /proc that denies reading, even to root, is named with the cause in words")
   func inv17_unreadableFileMessage() throws {
+    guard Faults.isLinux else { return }
     let folder = try Faults.temporaryFolder("proc")
     defer { try? FileManager.default.removeItem(at: folder) }
     let run = try Faults.run(["--replay", "/proc/sys/vm/compact_memory"], in: folder)

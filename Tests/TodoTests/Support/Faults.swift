@@ -35,6 +35,16 @@ enum Faults {
 
   static var isRoot: Bool { getuid() == 0 }
 
+  /// Whether the Linux tools and files the faults use are here: `prlimit`, `setpriv`, `/proc/sys`.
+  static var isLinux: Bool {
+    #if os(Linux)
+      true
+    #else
+      print("skipped: the fault needs Linux (prlimit, setpriv, tmpfs, /proc/sys)")
+      return false
+    #endif
+  }
+
   /// Runs `todo` with `arguments` in `folder`, `input` on its standard input, through `prefix`
   /// (a program that runs the rest, like `prlimit`) when given.
   static func run(
@@ -89,21 +99,34 @@ enum Faults {
       print("skipped: mounting a tmpfs needs root")
       return nil
     }
-    let folder = try temporaryFolder("small-disk")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    guard mount("tmpfs", folder.path, "tmpfs", 0, "size=\(bytes),mode=0777") == 0 else {
-      throw FaultError("cannot mount a tmpfs on \(folder.path): \(String(cString: strerror(errno)))")
-    }
-    defer { umount2(folder.path, Int32(MNT_DETACH)) }
-    try prepare(folder)
-    if readOnly {
-      let flags = UInt(MS_REMOUNT) | UInt(MS_RDONLY)
-      guard mount("tmpfs", folder.path, "tmpfs", flags, nil) == 0 else {
-        throw FaultError("cannot make \(folder.path) read-only: \(String(cString: strerror(errno)))")
-      }
-    }
-    return try body(folder)
+    #if os(Linux)
+      return try withTmpfs(bytes: bytes, readOnly: readOnly, prepare: prepare, body)
+    #else
+      print("skipped: a tmpfs is mounted on Linux only")
+      return nil
+    #endif
   }
+
+  #if os(Linux)
+    private static func withTmpfs<Result>(
+      bytes: Int, readOnly: Bool, prepare: (URL) throws -> Void, _ body: (URL) throws -> Result
+    ) throws -> Result? {
+      let folder = try temporaryFolder("small-disk")
+      defer { try? FileManager.default.removeItem(at: folder) }
+      guard mount("tmpfs", folder.path, "tmpfs", 0, "size=\(bytes),mode=0777") == 0 else {
+        throw FaultError("cannot mount a tmpfs on \(folder.path): \(String(cString: strerror(errno)))")
+      }
+      defer { umount2(folder.path, Int32(MNT_DETACH)) }
+      try prepare(folder)
+      if readOnly {
+        let flags = UInt(MS_REMOUNT) | UInt(MS_RDONLY)
+        guard mount("tmpfs", folder.path, "tmpfs", flags, nil) == 0 else {
+          throw FaultError("cannot make \(folder.path) read-only: \(String(cString: strerror(errno)))")
+        }
+      }
+      return try body(folder)
+    }
+  #endif
 
   /// The bytes of the file at `url`, or `nil` if there is none.
   static func contents(_ url: URL) -> Data? {
