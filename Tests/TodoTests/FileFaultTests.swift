@@ -24,6 +24,12 @@ struct FileFaultTests {
     (1...count).map { "add item number \($0) of a long list\n" }.joined()
   }
 
+  /// The file-size limit of the size-limit tests, and lines that add more than that to a file:
+  /// 1 MB, as a sanitizer's runtime stops a program with a lower limit before it starts.
+  static let sizeLimit = ["/usr/bin/prlimit", "--fsize=1048576", "--"]
+  static let moreThanTheSizeLimit = (1...1_100).map { "add \($0) " + String(repeating: "x", count: 1_000) + "\n" }
+    .joined()
+
   /// Writes the old `todo.md` into `folder/todo-lists`.
   static func writeOldFile(in folder: URL) throws {
     let lists = folder.appendingPathComponent("todo-lists")
@@ -52,8 +58,7 @@ struct FileFaultTests {
     let folder = try Faults.temporaryFolder("size-limit")
     defer { try? FileManager.default.removeItem(at: folder) }
     try Self.writeOldFile(in: folder)
-    let run = try Faults.run(
-      [], input: Self.adds(300) + "save\n", in: folder, through: ["/usr/bin/prlimit", "--fsize=4096", "--"])
+    let run = try Faults.run([], input: Self.moreThanTheSizeLimit + "save\n", in: folder, through: Self.sizeLimit)
     #expect(!run.wasSignalled)
     #expect(run.text.contains("the file would pass the largest size this process may write"))
     #expect(Faults.contents(Self.todoFile(in: folder)) == Data(Self.oldFile.utf8))
@@ -84,7 +89,7 @@ struct FileFaultTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     try Data(Self.oldLog.utf8).write(to: folder.appendingPathComponent("s.jsonl"))
     let run = try Faults.run(
-      ["--record", "s.jsonl"], input: Self.adds(100), in: folder, through: ["/usr/bin/prlimit", "--fsize=4096", "--"])
+      ["--record", "s.jsonl"], input: Self.moreThanTheSizeLimit, in: folder, through: Self.sizeLimit)
     #expect(!run.wasSignalled)
     #expect(run.errors.contains("the file would pass the largest size this process may write"))
     #expect(run.status == 74)
