@@ -51,6 +51,36 @@ struct ActionLogFileTests {
     }
   }
 
+  @Test("stores on several threads log to one file; every line is in the file once it is finished")
+  func severalThreads() throws {
+    for _ in 0..<20 {
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("log-threads-\(UUID())")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let url = folder.appendingPathComponent("session.jsonl")
+      let output = try ActionLogOutput.file(url)
+      let log = ActionLog(output: output)
+      DispatchQueue.concurrentPerform(iterations: 4) { thread in
+        let store = Store<CounterState>(
+          state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "\(thread)")])
+        for amount in 1...50 {
+          store.actions.dispatch(action: .add(amount))
+          _ = output.failure
+        }
+      }
+      try log.finish()
+      let recording = try Recording(contentsOf: url)
+      #expect(recording.entries.count == 200)
+      for thread in 0..<4 {
+        let actions = try recording.entries.filter { $0.store == "\(thread)" }.map {
+          try $0.action(as: CounterAction.self)
+        }
+        #expect(actions == (1...50).map { .add($0) })
+      }
+      #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["session.jsonl"])
+    }
+  }
+
   @Test("a folder at the URL, or a folder that does not exist, is an error in words, and nothing is made")
   func inv17_fileOutputThatCannotBeMade() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("log-folder-\(UUID())")

@@ -228,6 +228,7 @@ struct FileFaultTests {
     process.executableURL = Faults.todo
     process.arguments = ["--record", "s.jsonl"]
     process.currentDirectoryURL = folder
+    process.environment = ProcessInfo.processInfo.environment.merging(["ASAN_OPTIONS": "detect_leaks=0"]) { $1 }
     let input = Pipe()
     let output = Pipe()
     process.standardInput = input
