@@ -146,6 +146,19 @@ struct ActionLogFileTests {
     #expect(error?.description == "line 1: the action is not a CounterAction (no case `explode` in CounterAction)")
   }
 
+  @Test("one function says the cause of a file error in words, whoever reported it")
+  func causeInWords() {
+    #expect(FileCause.words(errno: ENOSPC) == "the disk is full")
+    #expect(FileCause.words(errno: EISDIR) == "is a folder")
+    #expect(FileCause.words(POSIXError(.EACCES)) == "permission denied")
+    #expect(FileCause.words(CocoaError(.fileReadNoSuchFile)) == "does not exist")
+    let underlying = NSError(domain: NSPOSIXErrorDomain, code: Int(EROFS))
+    #expect(
+      FileCause.words(NSError(domain: NSCocoaErrorDomain, code: 512, userInfo: [NSUnderlyingErrorKey: underlying]))
+        == "the file system is read-only")
+    #expect(!FileCause.words(CocoaError(.fileWriteUnknown)).contains("NSCocoaErrorDomain"))
+  }
+
   @Test("a file that cannot be read names the path and the cause in words")
   func unreadable() {
     for (path, cause) in [("/proc/nope", "does not exist"), ("/tmp", "is a folder")] {

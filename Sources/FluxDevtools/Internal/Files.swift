@@ -61,7 +61,7 @@ package enum FileCause {
       default: break
       }
     }
-    return "an error the system did not name (\(error.domain) \(error.code))"
+    return "the system failed with a cause it did not name"
   }
 
   package static func words(errno code: Int32) -> String {
