@@ -29,8 +29,20 @@ final class Board {
   private let saving: Store<SaveState>
   private let statusLine = StatusLine()
   private let defaultFolder: URL
-  private let log: ActionLog?
+  /// The log the stores write to, with `--record`.
+  let log: ActionLog?
   private let executor: Executor
+
+  /// Whether item commands print only the line they changed rather than the whole list: for
+  /// input from a file or a pipe, where a long script would print its list again and again.
+  var isQuiet = false
+
+  /// The `todo.md` files that a load could not read, and why: `save` does not replace one of
+  /// them unless asked with `save --replace`. A load or a save of the file takes it off.
+  private(set) var unreadFiles: [String: String] = [:]
+
+  /// Runs just before a save renames its file into place.
+  var beforeRename: @Sendable () -> Void = {}
 
   /// The name of the list that item commands work on.
   var current: String { board.computed.lists.value.current }
@@ -72,43 +84,74 @@ final class Board {
       return try drop(existing(name))
     case .add(let title):
       currentList.store.actions.add(title)
-      return Terminal.render(currentList.view)
+      return changed(row: currentList.view.items.count)
     case .done(let number):
       let item = try item(number)
       guard !item.isDone else { throw CommandError("item \(number) is done already") }
       currentList.store.actions.setDone(item.id, true)
-      return Terminal.render(currentList.view)
+      return changed(row: number)
     case .undo(let number):
       let item = try item(number)
       guard item.isDone else { throw CommandError("item \(number) is not done") }
       currentList.store.actions.setDone(item.id, false)
-      return Terminal.render(currentList.view)
+      return changed(row: number)
     case .edit(let number, let title):
       currentList.store.actions.rename(try item(number).id, to: title)
-      return Terminal.render(currentList.view)
+      return changed(row: number)
     case .remove(let number):
       currentList.store.actions.remove(try item(number).id)
-      return Terminal.render(currentList.view)
+      return changed(row: nil)
     case .clear:
       guard currentList.view.doneCount > 0 else { throw CommandError("no item of \(current) is done") }
       currentList.store.actions.clearCompleted()
-      return Terminal.render(currentList.view)
+      return changed(row: nil)
     case .clearAll:
       return try clearAll()
-    case .save(let path):
+    case .save(let path, let replacing):
       let folder = path.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? defaultFolder
+      let file = folder.appendingPathComponent(TodoFile.name).path
+      if !replacing, let cause = unreadFiles[file] {
+        throw CommandError(
+          "save does not replace \(file): it could not be read (\(cause)); "
+            + "type save --replace to replace it, or save to another folder")
+      }
       let snapshots = lists.map { ListSnapshot(name: $0.view.name, items: $0.store.computed.items.value) }
-      await saving.actions.save(snapshots, to: folder)
+      if await saving.actions.save(snapshots, to: folder, beforeRename: beforeRename) {
+        unreadFiles[file] = nil
+      }
       return nil
     case .load(let path):
       let folder = path.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? defaultFolder
-      let loaded = try TodoFile.read(folder: folder)
+      let loaded = try read(folder: folder)
       load(loaded)
       let count = loaded.count
       return
         "Loaded \(count) \(count == 1 ? "list" : "lists") from \(folder.appendingPathComponent(TodoFile.name).path).\n"
         + overview
     }
+  }
+
+  /// Reads the `todo.md` of `folder`; a file that exists but could not be read is kept from
+  /// being replaced by `save` unasked.
+  func read(folder: URL) throws(CommandError) -> [ListSnapshot] {
+    let file = folder.appendingPathComponent(TodoFile.name).path
+    do {
+      let loaded = try TodoFile.read(folder: folder)
+      unreadFiles[file] = nil
+      return loaded
+    } catch {
+      if error.fileExists { unreadFiles[file] = error.cause }
+      throw CommandError(error.message)
+    }
+  }
+
+  /// What an item command prints: the whole list, or when quiet, the row it changed (`row`,
+  /// from 1), or the list's header line when it removed rows.
+  private func changed(row: Int?) -> String {
+    let view = currentList.view
+    guard isQuiet else { return Terminal.render(view) }
+    guard let row, view.items.indices.contains(row - 1) else { return "\(view.name) — \(view.progress)" }
+    return "  " + view.items[row - 1].row(number: row)
   }
 
   /// Replaces every list with `loaded`, through actions: the board's, then each list's.
@@ -144,11 +187,9 @@ final class Board {
       middlewares: log.map { [$0.middleware(label: label)] } ?? [])
     let view = ListView()
     view.name = store.computed.name
-    // KeyPath bindings: each computed signal keeps one property of the view up to date, until
-    // the view is freed.
-    store.computed.rows.bind(to: view, \.rows, on: executor)
-    store.computed.progress.bind(to: view, \.progress, on: executor)
-    store.computed.doneCount.bind(to: view, \.doneCount, on: executor)
+    // A KeyPath binding: the computed signal keeps the view's items up to date, until the view
+    // is freed.
+    store.computed.itemChanges.bind(to: view, \.items, on: executor)
     return List(id: entry.id, store: store, view: view)
   }
 

@@ -22,14 +22,23 @@ struct Lists: Equatable, Sendable {
 }
 
 /// Everything that can happen to the set of lists. `Codable` for `--record` and `--replay`.
+///
+/// Whatever action arrives (a replay, a global dispatch and a test send actions without the
+/// command layer), the board stays valid: at least one list, no two lists whose names differ
+/// only in case, a current list that exists, and names without control characters. An action
+/// that would break that changes nothing, or as little as it must, as each case says.
 enum BoardAction: Codable, Equatable, Sendable {
-  /// A new, empty list, which becomes the current one.
+  /// A new, empty list, which becomes the current one. A name that a list has already (in any
+  /// case), or an empty one, changes nothing.
   case create(name: String)
-  /// The list item commands work on.
+  /// The list item commands work on; a name no list has changes nothing.
   case use(name: String)
-  /// The list goes; if it was the current one, the first list left becomes current.
+  /// Every list of this name goes; if the current one went, the first list left becomes
+  /// current. A drop that would leave no list changes nothing.
   case drop(name: String)
-  /// Every list goes, and empty lists of these names come, the first one current.
+  /// Every list goes, and empty lists of these names come, the first one current. A name
+  /// that comes again (in any case) after its first time, or an empty one, is left out; no
+  /// name at all changes nothing.
   case replace(names: [String])
 }
 
@@ -52,28 +61,50 @@ final class BoardState: State, CustomStringConvertible {
 }
 
 /// The only code that changes the set of lists. The board checks a command before it
-/// dispatches; an action that makes no sense here changes nothing.
+/// dispatches; an action that makes no sense here changes nothing (see ``BoardAction``).
 struct BoardMutations: Mutations {
   func commit(action: BoardAction, state: BoardState) {
     state.lists.modify { lists in
       switch action {
       case .create(let name):
+        let name = ListName.clean(name)
+        guard !name.isEmpty, !lists.entries.contains(where: { ListName.same($0.name, name) }) else { return }
         lists.entries.append(ListEntry(id: lists.nextID, name: name))
         lists.nextID += 1
         lists.current = name
       case .use(let name):
         if lists.entries.contains(where: { $0.name == name }) { lists.current = name }
       case .drop(let name):
-        guard lists.entries.count > 1 else { return }
-        lists.entries.removeAll { $0.name == name }
-        if lists.current == name { lists.current = lists.entries[0].name }
+        let left = lists.entries.filter { $0.name != name }
+        guard let first = left.first else { return }
+        lists.entries = left
+        if !left.contains(where: { $0.name == lists.current }) { lists.current = first.name }
       case .replace(let names):
-        guard let first = names.first else { return }
-        lists.entries = names.enumerated().map { ListEntry(id: lists.nextID + $0, name: $1) }
-        lists.nextID += names.count
+        var unique: [String] = []
+        for name in names.map(ListName.clean)
+        where !name.isEmpty && !unique.contains(where: { ListName.same($0, name) }) {
+          unique.append(name)
+        }
+        guard let first = unique.first else { return }
+        lists.entries = unique.enumerated().map { ListEntry(id: lists.nextID + $0, name: $1) }
+        lists.nextID += unique.count
         lists.current = first
       }
     }
+  }
+}
+
+/// The rules for a list's name.
+enum ListName {
+  /// Whether two names are of one list: names differ in more than case.
+  static func same(_ first: String, _ second: String) -> Bool {
+    first.lowercased() == second.lowercased()
+  }
+
+  /// `name` as a list may have it: each control character (a line break, a tab, an escape)
+  /// becomes a space, and the spaces at its ends go.
+  static func clean(_ name: String) -> String {
+    Title.clean(name)
   }
 }
 

@@ -13,7 +13,9 @@ enum Command: Equatable {
   case remove(Int)
   case clear
   case clearAll
-  case save(String?)
+  /// Writes every list to the folder's `todo.md` (the default folder's when `nil`); with
+  /// `replacing`, even over a file that could not be read.
+  case save(String?, replacing: Bool = false)
   case load(String?)
   case quit
 }
@@ -29,9 +31,21 @@ struct CommandError: Error {
 
 extension Command {
   /// Parses one line, such as `add Buy milk` or `done 2`.
+  ///
+  /// One rule for what follows the command's word: a command that takes a name, a title or a
+  /// folder takes the rest of the line; one that takes a number takes one number; one that
+  /// takes nothing takes nothing. Anything more is an error, and nothing runs. A name or title
+  /// with a control character (a tab, an escape) is refused.
   init(parsing line: String) throws(CommandError) {
     let (word, rest) = Self.split(line)
-    switch word.lowercased() {
+    let command = word.lowercased()
+    switch command {
+    case "help", "?", "lists", "ls", "show", "quit", "exit":
+      guard rest.isEmpty else { throw CommandError("\(command) takes nothing, not \"\(rest)\"") }
+    default:
+      break
+    }
+    switch command {
     case "help", "?":
       self = .help
     case "lists", "ls":
@@ -64,7 +78,12 @@ extension Command {
       default: throw CommandError("clear takes nothing or \"all\", not \"\(rest)\"")
       }
     case "save":
-      self = .save(rest.isEmpty ? nil : rest)
+      let (flag, folder) = Self.split(rest)
+      if flag == "--replace" {
+        self = .save(folder.isEmpty ? nil : folder, replacing: true)
+      } else {
+        self = .save(rest.isEmpty ? nil : rest)
+      }
     case "load":
       self = .load(rest.isEmpty ? nil : rest)
     case "quit", "exit":
@@ -90,11 +109,18 @@ extension Command {
 
   private static func required(_ text: String, _ message: String) throws(CommandError) -> String {
     guard !text.isEmpty else { throw CommandError(message) }
+    guard !Title.hasControlCharacter(text) else {
+      throw CommandError("a name or title cannot hold a control character (a tab, an escape, a line break)")
+    }
     return text
   }
 
   private static func number(_ text: String, usage: String) throws(CommandError) -> Int {
     guard !text.isEmpty else { throw CommandError("which item? Give its number, like: \(usage)") }
+    let (_, more) = split(text)
+    guard more.isEmpty else {
+      throw CommandError("one item number, not \"\(text)\"; like: \(usage)")
+    }
     guard let number = Int(text), number > 0 else {
       throw CommandError("\"\(text)\" is not an item number; items are numbered from 1, like: \(usage)")
     }

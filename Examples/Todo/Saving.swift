@@ -1,4 +1,5 @@
 import FluxCore
+import FluxDevtools
 import FluxReactive
 import Foundation
 
@@ -71,27 +72,29 @@ extension Actions where State == SaveState {
   /// An async action: it runs as part of a task, does its slow work between dispatches, and
   /// dispatches each step as it happens. The store commits every step on its executor, and the
   /// status line bound to `statusLine` shows it.
-  func save(_ lists: [ListSnapshot], to folder: URL) async {
+  ///
+  /// The file is written aside and renamed into place once whole and on the disk: a failure or
+  /// a crash leaves the old `todo.md` or the new one, never neither. A folder named `todo.md`
+  /// is an error, never removed. Returns whether the file was saved.
+  @discardableResult
+  func save(_ lists: [ListSnapshot], to folder: URL, beforeRename: @Sendable () -> Void = {}) async -> Bool {
     let file = folder.appendingPathComponent(TodoFile.name)
-    let partial = folder.appendingPathComponent(TodoFile.name + ".partial")
     dispatch(action: .begin(file: file.path, total: lists.count))
-    do {
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      try Data((TodoFile.header + "\n\n").utf8).write(to: partial)
-      let handle = try FileHandle(forWritingTo: partial)
-      handle.seekToEndOfFile()
+    do throws(FileFailure) {
+      try FileFolders.make(folder)
+      let aside = try AsideFile(replacing: file)
+      try aside.write((TodoFile.header + "\n\n").utf8)
       for list in lists {
-        try handle.append(Data(list.markdown.utf8))
+        try aside.write(list.markdown.utf8)
         dispatch(action: .wrote(list: list.name))
       }
-      try handle.append(Data((TodoFile.trailer(lists: lists.count) + "\n").utf8))
-      try handle.close()
-      // Replace the old file only once everything is written.
-      _ = try? FileManager.default.removeItem(at: file)
-      try FileManager.default.moveItem(at: partial, to: file)
+      try aside.write((TodoFile.trailer(lists: lists.count) + "\n").utf8)
+      try aside.commit(beforeRename: beforeRename)
       dispatch(action: .finish)
+      return true
     } catch {
-      dispatch(action: .fail("could not save to \(folder.path): \(error.localizedDescription)"))
+      dispatch(action: .fail("could not save to \(error.path): \(error.cause)"))
+      return false
     }
   }
 }
@@ -112,18 +115,6 @@ extension Computed where State == SaveState {
       case .failed(let message):
         return "Error: \(message)"
       }
-    }
-  }
-}
-
-extension FileHandle {
-  /// Writes `data` at the current offset: with the throwing API where the system has it (macOS
-  /// 10.15.4, iOS 13.4, tvOS 13.4, watchOS 6.2, and Linux), with the older one before.
-  fileprivate func append(_ data: Data) throws {
-    if #available(macOS 10.15.4, iOS 13.4, tvOS 13.4, watchOS 6.2, *) {
-      try write(contentsOf: data)
-    } else {
-      write(data)
     }
   }
 }

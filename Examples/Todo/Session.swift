@@ -3,36 +3,49 @@ import FluxDevtools
 import Foundation
 
 /// The command line's options.
-struct Options {
+struct Options: Equatable {
   var demo = false
   var log = false
   var help = false
+  var quiet = false
   var record: String?
   var replay: String?
 
   /// Reads the options, or says what is wrong and exits.
   static func parse(_ arguments: ArraySlice<String>) -> Options {
+    do {
+      return try parsing(arguments)
+    } catch {
+      Terminal.error("todo: \(error.message)\n\(TodoApp.usage)")
+      exit(64)
+    }
+  }
+
+  /// The options, or what is wrong with them: an unknown option, a file missing, or an option
+  /// given twice (the first would be lost without a word).
+  static func parsing(_ arguments: ArraySlice<String>) throws(CommandError) -> Options {
     var options = Options()
+    var seen: Set<String> = []
     var arguments = arguments.makeIterator()
     while let argument = arguments.next() {
-      switch argument {
+      let name = argument == "-h" ? "--help" : argument
+      guard seen.insert(name).inserted else { throw CommandError("\(name) is given twice") }
+      switch name {
       case "--demo": options.demo = true
       case "--log": options.log = true
-      case "--help", "-h": options.help = true
-      case "--record": options.record = file(after: argument, arguments.next())
-      case "--replay": options.replay = file(after: argument, arguments.next())
-      default:
-        Terminal.error("todo: unknown option \(argument)\n\(TodoApp.usage)")
-        exit(64)
+      case "--help": options.help = true
+      case "--quiet": options.quiet = true
+      case "--record": options.record = try file(after: argument, arguments.next())
+      case "--replay": options.replay = try file(after: argument, arguments.next())
+      default: throw CommandError("unknown option \(argument)")
       }
     }
     return options
   }
 
-  private static func file(after option: String, _ next: String?) -> String {
+  private static func file(after option: String, _ next: String?) throws(CommandError) -> String {
     guard let next, !next.hasPrefix("--") else {
-      Terminal.error("todo: \(option) needs a file, like: todo \(option) session.jsonl\n\(TodoApp.usage)")
-      exit(64)
+      throw CommandError("\(option) needs a file, like: todo \(option) session.jsonl")
     }
     return next
   }
@@ -46,39 +59,72 @@ enum Session {
   ///
   /// A recording is read and checked whole before anything is dispatched: a bad or cut-short
   /// file is an error, and nothing is replayed.
-  static func start(_ options: Options, folder: URL) async throws(CommandError) -> Board {
+  ///
+  /// `--record` writes its log aside and ``finish(_:)`` renames it into place when the session
+  /// ends: a file given to both `--record` and `--replay` keeps the old session until then, and
+  /// keeps it if the replay fails. A write to the log that fails is reported at once.
+  static func start(_ options: Options, folder: URL, executor: Executor = .mainThread) async throws(CommandError)
+    -> Board
+  {
     // Read first, so that `--record` and `--replay` of one file replays the old session.
     let recording = try options.replay.map { path throws(CommandError) in try read(path) }
-    var log: ActionLog?
+    var output: ActionLogOutput?
     if let path = options.record {
       do {
-        log = ActionLog(output: try .file(URL(fileURLWithPath: path)))
+        output = try .file(URL(fileURLWithPath: path)) { failure in
+          Terminal.error("todo: the recording stopped: \(failure)")
+        }
       } catch {
-        throw CommandError("cannot record to \(path): \(error.localizedDescription)")
+        throw CommandError("cannot record to \(path): \(error.cause)")
       }
     }
-    let board = Board(firstList: "Inbox", defaultFolder: folder, log: log)
+    let board = Board(firstList: "Inbox", defaultFolder: folder, log: output.map(ActionLog.init), executor: executor)
     if let recording, let path = options.replay {
-      let count = try await replay(recording, into: board, from: path)
-      Terminal.write("Replayed \(count) \(count == 1 ? "action" : "actions") from \(path).")
-    } else if !options.demo, FileManager.default.fileExists(atPath: folder.appendingPathComponent(TodoFile.name).path) {
       do {
-        let lists = try TodoFile.read(folder: folder)
+        let count = try await replay(recording, into: board, from: path)
+        Terminal.write("Replayed \(count) \(count == 1 ? "action" : "actions") from \(path).")
+      } catch {
+        board.log?.flush()
+        output?.discard()
+        throw error
+      }
+    } else if !options.demo {
+      do {
+        let lists = try board.read(folder: folder)
         board.load(lists)
         let count = lists.count
         Terminal.write("Loaded \(count) \(count == 1 ? "list" : "lists") from todo-lists/\(TodoFile.name).")
       } catch {
-        Terminal.error("todo: \(error.message); starting with an empty Inbox")
+        // A file that does not exist is no error: save makes it.
+        if !board.unreadFiles.isEmpty {
+          Terminal.error(
+            "todo: \(error.message); starting with an empty Inbox (save does not replace the file unless you "
+              + "type save --replace)")
+        }
       }
     }
     return board
+  }
+
+  /// Ends the session: the log of `--record` is put in place. Returns whether all went well;
+  /// if not, says what went wrong.
+  static func finish(_ board: Board) -> Bool {
+    guard let log = board.log else { return true }
+    do {
+      try log.finish()
+      return true
+    } catch {
+      Terminal.error("todo: the recording was not saved: \(error)")
+      return false
+    }
   }
 
   private static func read(_ path: String) throws(CommandError) -> Recording {
     do {
       return try Recording(contentsOf: URL(fileURLWithPath: path))
     } catch {
-      throw CommandError("cannot replay \(path): \(error)")
+      // An error of the whole file names the path already.
+      throw CommandError(error.line == nil ? error.message : "cannot replay \(path): \(error)")
     }
   }
 

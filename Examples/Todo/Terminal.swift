@@ -1,11 +1,24 @@
 import Foundation
 
 /// What the terminal shows of one list. Bindings keep it up to date; nothing else writes it.
+///
+/// The rows, the progress and the count of done items are made from the items when they are
+/// shown, not on every change: a script that adds thousands of items would otherwise go
+/// through every item again for each.
 final class ListView {
   var name = ""
-  var rows: [String] = []
-  var progress = ""
-  var doneCount = 0
+  var items: [TodoItem] = []
+
+  /// "2 of 5 done", or "empty".
+  var progress: String { summary(of: items) }
+
+  /// How many items are done.
+  var doneCount: Int { items.count(where: \.isDone) }
+
+  /// One line per item, numbered from 1.
+  var rows: [String] {
+    items.enumerated().map { index, item in item.row(number: index + 1) }
+  }
 }
 
 /// The line that reports a save in progress: each new message is printed as it arrives.
@@ -20,16 +33,31 @@ final class StatusLine {
 /// Writing to the terminal, and the text of the screens.
 enum Terminal {
   /// Writes `text` and a line break to standard output, at once, so that it keeps its place
-  /// among the lines that `--log` writes to standard error.
+  /// among the lines that `--log` writes to standard error. Control characters are shown,
+  /// not sent (see ``visible(_:)``).
   static func write(_ text: String, terminator: String = "\n") {
-    print(text, terminator: terminator)
+    print(visible(text), terminator: terminator)
     fflush(nil)
   }
 
-  /// Writes `text` and a line break to standard error.
+  /// Writes `text` and a line break to standard error, its control characters shown.
   static func error(_ text: String) {
     fflush(nil)
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    FileHandle.standardError.write(Data((visible(text) + "\n").utf8))
+  }
+
+  /// `text` with each control character but the line break written as an escape (`\u{1B}`),
+  /// so that a title or a command cannot move the cursor, clear the screen or change colours.
+  static func visible(_ text: String) -> String {
+    var shown = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      if scalar != "\n", scalar.properties.generalCategory == .control {
+        shown.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+      } else {
+        shown.append(scalar)
+      }
+    }
+    return String(shown)
   }
 
   /// One list: its name and progress, then its items.
@@ -65,6 +93,7 @@ enum Terminal {
       clear all             delete the done items of every list (one global action)
     Saving
       save [folder]         write every list to <folder>/todo.md (default: ./todo-lists)
+      save --replace [f]    save, even over a todo.md that could not be read
       load [folder]         replace every list with those of <folder>/todo.md (default: ./todo-lists)
     Other
       help                  show this screen

@@ -10,22 +10,34 @@ import Foundation
 ///     swift run todo --record session.jsonl   # write every action to a log
 ///     swift run todo --replay session.jsonl   # play a log back, then go on
 ///     echo "add Milk" | swift run todo
+///
+/// Files: `save` and `--record` write aside and rename into place (a failure or a crash leaves
+/// the old file or the new one, never neither); a failed write is reported; a `todo.md` that
+/// could not be read is not replaced unless the user types `save --replace`; nothing is
+/// deleted. Messages name the path and the cause in words.
 @main
 struct TodoApp {
   static let usage = """
-    usage: todo [--demo] [--log] [--record FILE] [--replay FILE] [--help]
+    usage: todo [--demo] [--log] [--quiet] [--record FILE] [--replay FILE] [--help]
       --demo           run a short built-in session, then exit
       --log            print every committed action, and the state it left, to standard error
-      --record FILE    write every action of the lists to FILE, as JSON Lines
+      --quiet          after an item command, print only the line it changed
+      --record FILE    write every action of the lists to FILE, as JSON Lines; FILE is
+                       written aside and put in place when the session ends
       --replay FILE    play the actions of FILE (written by --record) back, then go on
       --help           show this text and the commands
     Without --demo, commands are read from standard input: typed at a prompt in a terminal,
-    or run one per line, then exit, when input comes from a file or a pipe.
+    or run one per line, then exit, when input comes from a file or a pipe (then quiet).
     At start, the lists that save wrote to ./todo-lists/todo.md are loaded, if it exists
     (not with --demo, nor with --replay: the recording holds what the recorded session loaded).
+    A todo.md that exists but cannot be read is not replaced by save unless you type
+    save --replace.
     """
 
   static func main() async {
+    // A write past the process's file-size limit is an error to report, not a signal that ends
+    // the program.
+    signal(SIGXFSZ, SIG_IGN)
     let options = Options.parse(CommandLine.arguments.dropFirst())
     if options.help {
       Terminal.write(usage + "\n\nCommands\n" + Terminal.help)
@@ -46,10 +58,17 @@ struct TodoApp {
       exit(65)
     }
 
+    let isTerminal = isatty(STDIN_FILENO) != 0
+    board.isQuiet = options.quiet || (!options.demo && !isTerminal)
+    if ProcessInfo.processInfo.environment["TODO_KILL_BEFORE_RENAME"] != nil {
+      // For the fault tests: the process is killed with the new file written, before its rename.
+      board.beforeRename = { kill(getpid(), SIGKILL) }
+    }
+
     if options.demo {
       var script = Demo.script.makeIterator()
       await run(on: board, echo: true) { script.next() }
-    } else if isatty(STDIN_FILENO) != 0 {
+    } else if isTerminal {
       Terminal.write("todo: lists in your terminal. Type help for the commands, quit to leave.")
       await run(on: board, echo: false) {
         Terminal.write("\(board.current)> ", terminator: "")
@@ -62,6 +81,7 @@ struct TodoApp {
     } else {
       await run(on: board, echo: true) { readLine() }
     }
+    if !Session.finish(board) { exit(74) }
   }
 
   /// Runs each line as a command until the lines end or one says quit. With `echo`, each

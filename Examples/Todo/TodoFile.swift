@@ -1,3 +1,4 @@
+import FluxDevtools
 import Foundation
 
 /// The file `save` writes and `load` reads: Markdown, one section per list, and a last line
@@ -20,46 +21,80 @@ enum TodoFile {
     "<!-- end of todo: \(lists) \(lists == 1 ? "list" : "lists") -->"
   }
 
-  /// Reads `folder/todo.md`, or throws what is wrong with it.
-  static func read(folder: URL) throws(CommandError) -> [ListSnapshot] {
+  /// Why a file could not be read: it does not exist (and so holds nothing to lose), or it
+  /// exists and was not read, which `save` then does not replace unasked.
+  struct ReadError: Error {
+    /// What went wrong, with the path.
+    let message: String
+    /// What went wrong with the file, without its path.
+    let cause: String
+    let fileExists: Bool
+  }
+
+  /// Reads `folder/todo.md`, or throws what is wrong with it: the path and the cause in words.
+  ///
+  /// The file may start with a UTF-8 byte order mark, and its lines may end in `\n` or `\r\n`.
+  static func read(folder: URL) throws(ReadError) -> [ListSnapshot] {
     let file = folder.appendingPathComponent(name)
-    guard FileManager.default.fileExists(atPath: file.path) else {
-      throw CommandError("there is no \(file.path); save writes it")
-    }
-    let text: String
+    let bytes: [UInt8]
     do {
-      text = try String(contentsOf: file, encoding: .utf8)
+      bytes = try FileBytes.read(file)
     } catch {
-      throw CommandError("cannot read \(file.path): \(error.localizedDescription)")
+      if error.cause == FileCause.words(errno: ENOENT) {
+        throw ReadError(message: "there is no \(file.path); save writes it", cause: error.cause, fileExists: false)
+      }
+      throw ReadError(message: "cannot read \(file.path): \(error.cause)", cause: error.cause, fileExists: true)
     }
     do {
-      return try parse(text)
+      return try parse(bytes: bytes)
     } catch {
-      throw CommandError("cannot load \(file.path): \(error.message)")
+      throw ReadError(message: "cannot load \(file.path): \(error.message)", cause: error.message, fileExists: true)
+    }
+  }
+
+  /// The lists in `bytes`, UTF-8 text with or without a byte order mark, or what is wrong.
+  static func parse(bytes: [UInt8]) throws(CommandError) -> [ListSnapshot] {
+    let text = bytes.starts(with: byteOrderMark) ? bytes.dropFirst(byteOrderMark.count) : bytes[...]
+    if let offset = FileBytes.firstNonUTF8Offset(text) {
+      throw CommandError("the file is not UTF-8 at byte \(offset + 1 + bytes.count - text.count)")
+    }
+    return try parse(String(decoding: text, as: UTF8.self))
+  }
+
+  private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+  /// The lines of `text`, split on `\n` and `\r\n` alike: on the scalars, since `"\r\n"` is one
+  /// `Character`.
+  static func lines(_ text: String) -> [String] {
+    text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+      String(String.UnicodeScalarView(line.last == "\r" ? line.dropLast() : line))
     }
   }
 
   /// The lists in `text`, each item numbered from 1, or what is wrong, with its line.
+  ///
+  /// The header comes first: a file that is not a todo file says so, and only a todo file
+  /// without its end line is cut short.
   static func parse(_ text: String) throws(CommandError) -> [ListSnapshot] {
-    let last = text.split(whereSeparator: \.isNewline).last { !$0.allSatisfy(\.isWhitespace) }
-    guard let last, last.hasPrefix("<!-- end of todo:") else {
+    let lines = lines(text)
+    let isBlank: (String) -> Bool = { $0.allSatisfy(\.isWhitespace) }
+    guard let first = lines.firstIndex(where: { !isBlank($0) }) else { throw CommandError("the file is empty") }
+    guard lines[first] == header else {
+      throw CommandError("line \(first + 1): a todo file starts with \"\(header)\"")
+    }
+    guard let last = lines.last(where: { !isBlank($0) }), last.hasPrefix("<!-- end of todo:") else {
       throw CommandError("the file is cut short: its end line is missing")
     }
     var lists: [ListSnapshot] = []
-    var sawHeader = false
     var trailer: (line: Int, text: String)?
-    for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+    for (index, line) in lines.enumerated().dropFirst(first + 1) {
       let number = index + 1
-      let line = String(line)
-      if line.allSatisfy(\.isWhitespace) { continue }
+      if isBlank(line) { continue }
       if trailer != nil { throw CommandError("line \(number): there is text after the end line") }
-      if !sawHeader {
-        guard line == header else { throw CommandError("line \(number): a todo file starts with \"\(header)\"") }
-        sawHeader = true
-      } else if line.hasPrefix("## ") {
+      if line.hasPrefix("## ") {
         let name = line.dropFirst(3).trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw CommandError("line \(number): a list has no name") }
-        guard !lists.contains(where: { $0.name.lowercased() == name.lowercased() }) else {
+        guard !lists.contains(where: { ListName.same($0.name, name) }) else {
           throw CommandError("line \(number): there are two lists named \"\(name)\"")
         }
         lists.append(ListSnapshot(name: name, items: []))
@@ -72,8 +107,9 @@ enum TodoFile {
         throw CommandError("line \(number): not a list, an item or the end line: \(line)")
       }
     }
-    guard let trailer, trailer.text == Self.trailer(lists: lists.count) else {
-      throw CommandError("line \(trailer?.line ?? 0): the end line does not count \(lists.count) lists")
+    if let trailer, trailer.text != Self.trailer(lists: lists.count) {
+      let counted = lists.count == 1 ? "1 list" : "\(lists.count) lists"
+      throw CommandError("line \(trailer.line): the end line says \"\(trailer.text)\", but the file has \(counted)")
     }
     guard !lists.isEmpty else { throw CommandError("the file has no lists") }
     return lists

@@ -2,7 +2,9 @@ import FluxCore
 import FluxDevtools
 import FluxReactive
 
-/// One item of a todo list.
+/// One item of a todo list. Its title holds no control character: `add` and `edit` refuse one,
+/// and a mutation turns each that an action brings (by replay, say) into a space. The ids of a
+/// list's items increase along it.
 struct TodoItem: Codable, Equatable, Sendable {
   let id: Int
   var title: String
@@ -59,18 +61,23 @@ struct TodoMutations: Mutations {
     state.items.modify { items in
       switch action {
       case .add(let title):
-        let id = (items.map(\.id).max() ?? 0) + 1
-        items.append(TodoItem(id: id, title: title, isDone: false))
+        // Ids increase along the list (see `restore`): the next one follows the last.
+        let id = (items.last?.id ?? 0) + 1
+        items.append(TodoItem(id: id, title: Title.clean(title), isDone: false))
       case .setDone(let id, let isDone):
         if let index = items.firstIndex(where: { $0.id == id }) { items[index].isDone = isDone }
       case .rename(let id, let title):
-        if let index = items.firstIndex(where: { $0.id == id }) { items[index].title = title }
+        if let index = items.firstIndex(where: { $0.id == id }) { items[index].title = Title.clean(title) }
       case .remove(let id):
         items.removeAll { $0.id == id }
       case .clearCompleted:
         items.removeAll(where: \.isDone)
       case .restore(let restored):
-        items = restored
+        // Ids increase along the list; restored items whose ids do not are numbered from 1.
+        let isIncreasing = zip(restored, restored.dropFirst()).allSatisfy { $0.id < $1.id }
+        items = restored.enumerated().map { index, item in
+          TodoItem(id: isIncreasing ? item.id : index + 1, title: Title.clean(item.title), isDone: item.isDone)
+        }
       }
     }
   }
@@ -108,26 +115,35 @@ extension Computed where State == TodoListState {
     state.items.constant
   }
 
-  /// One line per item, numbered from 1.
-  var rows: Signal<[String]> {
-    state.items.signal.map { items in
-      items.enumerated().map { number, item in
-        "\(number + 1). [\(item.isDone ? "x" : " ")] \(item.title)"
-      }
-    }
-  }
-
-  /// "2 of 5 done", or "empty".
-  var progress: Signal<String> {
-    state.items.signal.map(summary(of:))
-  }
-
-  /// How many items are done.
-  var doneCount: Signal<Int> {
-    state.items.signal.map { $0.count(where: \.isDone) }
+  /// The items, now and after every change.
+  var itemChanges: Signal<[TodoItem]> {
+    state.items.signal
   }
 }
 
-private func summary(of items: [TodoItem]) -> String {
+extension TodoItem {
+  /// The item's line in a list: `2. [x] Eggs`.
+  func row(number: Int) -> String {
+    "\(number). [\(isDone ? "x" : " ")] \(title)"
+  }
+}
+
+/// The rule for titles and names: no control characters.
+enum Title {
+  /// Whether `text` holds a control character: a line break, a tab, an escape.
+  static func hasControlCharacter(_ text: String) -> Bool {
+    text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+  }
+
+  /// `text` with each control character turned into a space, and the spaces at its ends gone.
+  static func clean(_ text: String) -> String {
+    guard hasControlCharacter(text) else { return text }
+    let scalars = text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }
+    return String(String.UnicodeScalarView(scalars)).trimmingCharacters(in: .whitespaces)
+  }
+}
+
+/// "2 of 5 done", or "empty".
+func summary(of items: [TodoItem]) -> String {
   items.isEmpty ? "empty" : "\(items.count(where: \.isDone)) of \(items.count) done"
 }

@@ -34,7 +34,7 @@ import Foundation
 /// > an `error` line instead.
 ///
 /// Lines still on the log's queue are lost if the process exits first: call ``flush()`` before
-/// it does.
+/// it does, or ``finish()``, which a file output needs to put its file in place.
 public final class ActionLog: Sendable {
   private let output: ActionLogOutput
   private let lock = Lock()
@@ -100,6 +100,18 @@ public final class ActionLog: Sendable {
   public func flush() {
     let waiter = lock.withLock { turns.waiter() }
     waiter?.wait()
+  }
+
+  /// Flushes the log, then finishes its output: a file output
+  /// (``ActionLogOutput/file(_:onFailure:)``) is put in place.
+  ///
+  /// Call it once the stores that log here are done; lines of actions that end after it are
+  /// not written to a file output, and it reports them as a failure.
+  ///
+  /// - Throws: The first write to the file that failed, or the failure to put it in place.
+  public func finish() throws(ActionLogOutput.FileError) {
+    flush()
+    try output.finish()
   }
 
   /// Writes `batch`, then what became ready meanwhile, until the line of `turn` is out (all of

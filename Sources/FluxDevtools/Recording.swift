@@ -52,6 +52,14 @@ public struct Recording: Sendable {
         // cannot read, a number too large for its type included, as a line that is not JSON.
         let cause = "a number or a string in it cannot be read: too large for its type, or not JSON"
         throw RecordingError(line: line, "the action is not a \(Action.self) (\(cause))")
+      } catch DecodingError.typeMismatch(let type, let context) {
+        // A synthesized enum tells a key that is none of its cases as a type mismatch.
+        if let key = Self.onlyKey(in: json, at: context.codingPath) {
+          throw RecordingError(line: line, "the action is not a \(Action.self) (no case `\(key)` in \(type))")
+        }
+        throw RecordingError(
+          line: line,
+          "the action is not a \(Action.self) (\(RecordingError.describe(DecodingError.typeMismatch(type, context))))")
       } catch {
         throw RecordingError(
           line: line, "the action is not a \(Action.self) (\(RecordingError.describe(error)))")
@@ -62,12 +70,22 @@ public struct Recording: Sendable {
   /// The actions of the log, in the order they ended.
   public let entries: [Entry]
 
+  /// The last line of the log, counted from 1, when it was cut short and left out; `nil` when
+  /// every line was whole.
+  ///
+  /// Only a recording read with `allowingCutShortLastLine` leaves a line out: a log that a
+  /// process stopped writing in the middle of a line, because it was killed or its disk was full.
+  public let cutShortLine: Int?
+
   /// Reads the action log in `text`.
   ///
-  /// - Parameter text: JSON Lines, as an ``ActionLog`` writes them.
+  /// - Parameters:
+  ///   - text: JSON Lines, as an ``ActionLog`` writes them.
+  ///   - allowingCutShortLastLine: Whether a last line cut short is left out (and its number
+  ///     kept in ``cutShortLine``) rather than an error; every line before it is read.
   /// - Throws: A ``RecordingError`` naming the first bad line.
-  public init(jsonLines text: String) throws(RecordingError) {
-    try self.init(bytes: text.utf8)
+  public init(jsonLines text: String, allowingCutShortLastLine: Bool = false) throws(RecordingError) {
+    try self.init(bytes: text.utf8, allowingCutShortLastLine: allowingCutShortLastLine)
   }
 
   /// Reads the action log in `bytes`, line by line.
@@ -79,8 +97,11 @@ public struct Recording: Sendable {
   /// A UTF-8 byte order mark at the start is not part of the first line (an editor that saves
   /// a log as "UTF-8 with BOM" writes one; a log of only that mark is an empty log), as when the
   /// whole log was decoded as text.
-  private init<Bytes: BidirectionalCollection<UInt8>>(bytes: Bytes) throws(RecordingError) {
+  private init<Bytes: BidirectionalCollection<UInt8>>(bytes: Bytes, allowingCutShortLastLine: Bool)
+    throws(RecordingError)
+  {
     var entries: [Entry] = []
+    var cutShortLine: Int?
     let bytes = bytes.starts(with: Self.byteOrderMark) ? bytes.dropFirst(Self.byteOrderMark.count) : bytes[...]
     let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
     for (index, line) in lines.enumerated() {
@@ -88,23 +109,37 @@ public struct Recording: Sendable {
       guard !content.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") })
       else { continue }
       let isLast = index == lines.count - 1
-      entries.append(try Self.entry(Data(content), number: index + 1, isCutShort: isLast))
+      do {
+        entries.append(try Self.entry(Data(content), number: index + 1, isCutShort: isLast))
+      } catch  where allowingCutShortLastLine && isLast && error.message == Self.cutShortMessage {
+        cutShortLine = index + 1
+      }
     }
     self.entries = entries
+    self.cutShortLine = cutShortLine
   }
 
   /// Reads the action log in the file at `url`.
   ///
-  /// - Parameter url: A file that an ``ActionLog`` wrote.
-  /// - Throws: A ``RecordingError`` when the file cannot be read, or naming its first bad line.
-  public init(contentsOf url: URL) throws(RecordingError) {
-    let data: Data
+  /// ```swift
+  /// // What a process wrote before it was killed, but for the line it was writing:
+  /// let partial = try Recording(contentsOf: aside, allowingCutShortLastLine: true)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - url: A file that an ``ActionLog`` wrote.
+  ///   - allowingCutShortLastLine: Whether a last line cut short is left out (and its number
+  ///     kept in ``cutShortLine``) rather than an error; every line before it is read.
+  /// - Throws: A ``RecordingError`` when the file cannot be read (it names the path and the
+  ///   cause: "does not exist", "is a folder", "permission denied"), or naming its first bad line.
+  public init(contentsOf url: URL, allowingCutShortLastLine: Bool = false) throws(RecordingError) {
+    let bytes: [UInt8]
     do {
-      data = try Data(contentsOf: url)
+      bytes = try FileBytes.read(url)
     } catch {
-      throw RecordingError(line: nil, "cannot read \(url.path): \(error.localizedDescription)")
+      throw RecordingError(line: nil, "cannot read \(error.path): \(error.cause)")
     }
-    try self.init(bytes: data)
+    try self.init(bytes: bytes, allowingCutShortLastLine: allowingCutShortLastLine)
   }
 
   private static func entry(_ json: Data, number: Int, isCutShort: Bool) throws(RecordingError) -> Entry {
@@ -114,6 +149,9 @@ public struct Recording: Sendable {
     guard nesting.deepest <= Nesting.limit else {
       throw RecordingError(line: number, "the line nests arrays and objects more than \(Nesting.limit) deep")
     }
+    if let offset = FileBytes.firstNonUTF8Offset(json), !(isCutShort && nesting.isOpenAtEnd && isUTF8CutShort(json)) {
+      throw RecordingError(line: number, "the line is not UTF-8 at byte \(offset + 1)")
+    }
     let header: ActionLogHeader
     do {
       header = try JSONDecoder().decode(ActionLogHeader.self, from: json)
@@ -122,10 +160,7 @@ public struct Recording: Sendable {
         throw RecordingError(line: number, "the log has an error here: \(failure)")
       }
       if isCutShort, nesting.isOpenAtEnd, isUTF8CutShort(json) {
-        throw RecordingError(line: number, "the line is cut short: the log ends in the middle of it")
-      }
-      if String(data: json, encoding: .utf8) == nil {
-        throw RecordingError(line: number, "the line is not UTF-8 text")
+        throw RecordingError(line: number, cutShortMessage)
       }
       throw RecordingError(line: number, "not an action of the log (\(RecordingError.describe(error)))")
     }
@@ -143,6 +178,7 @@ public struct Recording: Sendable {
 
 extension Recording {
   private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+  private static let cutShortMessage = "the line is cut short: the log ends in the middle of it"
 
   /// Whether `bytes` are UTF-8 text, but for at most the start of one multi-byte character at
   /// their end: a line cut short there, not a line with a bad byte in it.
@@ -200,6 +236,23 @@ private struct Nesting {
       }
     }
     isOpenAtEnd = isInString || depth > 0
+  }
+}
+
+extension Recording.Entry {
+  /// The key of the one-key object at `path` in `json`, if the value there is one: how a
+  /// synthesized `Codable` enum writes a case.
+  fileprivate static func onlyKey(in json: Data, at path: [any CodingKey]) -> String? {
+    var value = try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
+    for key in path {
+      if let index = key.intValue, let array = value as? [Any] {
+        value = array.indices.contains(index) ? array[index] : nil
+      } else {
+        value = (value as? [String: Any])?[key.stringValue]
+      }
+    }
+    guard let object = value as? [String: Any], object.count == 1 else { return nil }
+    return object.keys.first
   }
 }
 

@@ -61,7 +61,7 @@ struct ActionLogTests {
     }
   }
 
-  @Test("a file output writes each line as it comes")
+  @Test("a file output writes each line as it comes, aside, and puts the file in place when finished")
   func fileOutput() throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("action-log-\(UUID()).jsonl")
     defer { try? FileManager.default.removeItem(at: url) }
@@ -69,6 +69,8 @@ struct ActionLogTests {
     let store = Store<CounterState>(
       state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
     store.actions.dispatch(action: .set(4))
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+    try log.finish()
     let recording = try Recording(contentsOf: url)
     #expect(try recording.entries.map { try $0.action(as: CounterAction.self) } == [.set(4)])
     #expect(recording.entries.first?.store == "c")
@@ -244,16 +246,19 @@ struct ActionLogTests {
     log.flush()  // everything is written
   }
 
-  @Test("a file output empties an existing file first")
-  func fileOutputEmptiesTheFile() throws {
+  @Test("rule 17: a file output keeps an existing file's content until it is finished, then replaces it")
+  func inv17_fileOutputKeepsTheOldFileUntilFinished() throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID()).jsonl")
     defer { try? FileManager.default.removeItem(at: url) }
-    try Data(String(repeating: "x", count: 10_000).utf8).write(to: url)
+    let old = Data(String(repeating: "x", count: 10_000).utf8)
+    try old.write(to: url)
     let log = ActionLog(output: try .file(url))
     let store = Store<CounterState>(
       state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
     store.actions.dispatch(action: .add(1))
     log.flush()
+    #expect(FileManager.default.contents(atPath: url.path) == old)
+    try log.finish()
     #expect(try Recording(contentsOf: url).entries.count == 1)
   }
 }

@@ -96,7 +96,7 @@ struct RecordingTests {
       state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "café")])
     store.actions.dispatch(action: .add(1))
     store.actions.dispatch(action: .add(2))
-    log.flush()
+    try log.finish()
     var data = try Data(contentsOf: url)
     // Cut in the middle of the "é" of the second line, keeping its first byte.
     let secondLine = data.firstIndex(of: UInt8(ascii: "\n"))! + 1
@@ -113,7 +113,7 @@ struct RecordingTests {
     data.append(contentsOf: [0xFF, 0xFE, UInt8(ascii: "\n")])
     data.append(contentsOf: Data(Self.good.utf8))
     let error = #expect(throws: RecordingError.self) { try read(data) }
-    #expect(error?.description == "line 5: the line is not UTF-8 text")
+    #expect(error?.description == "line 5: the line is not UTF-8 at byte 1")
   }
 
   @Test("a file log that starts with a UTF-8 byte order mark reads")
@@ -150,7 +150,7 @@ struct RecordingTests {
     data.append(0xFF)
     data.append(contentsOf: Data(#"","time":"2026-11-23T03:07:49.123Z"}"#.utf8))
     let error = #expect(throws: RecordingError.self) { try read(data) }
-    #expect(error?.description == "line 5: the line is not UTF-8 text")
+    #expect(error?.description == "line 5: the line is not UTF-8 at byte 56")
   }
 
   /// A line of the log with `time` as its time.

@@ -38,4 +38,46 @@ struct BoardStoreTests {
     }
     board.finish()
   }
+
+  @Test("create of a name a list has already, in any case, changes nothing")
+  func createOfAnExistingNameChangesNothing() async {
+    let board = makeTester()
+    await board.dispatch(.create(name: "Work"))
+    await board.dispatch(.create(name: "inbox"))
+    await board.dispatch(.create(name: "Inbox"))
+    board.expect(reading: { $0.lists.value.entries.map(\.name) }, equals: ["Inbox", "Work"])
+    board.expect(reading: \.lists.value.current, equals: "Work")
+    board.finish()
+  }
+
+  @Test("create then drop of the first list's name leaves that list, the only one")
+  func createThenDropOfTheOnlyName() async {
+    let board = makeTester()
+    await board.dispatch(.create(name: "Inbox"))
+    await board.dispatch(.drop(name: "Inbox"))
+    board.expect(reading: { $0.lists.value.entries.map(\.name) }, equals: ["Inbox"])
+    board.expect(reading: \.lists.value.current, equals: "Inbox")
+    board.finish()
+  }
+
+  @Test("replace with a name twice keeps its first; a drop of it leaves the other lists")
+  func replaceWithDuplicatesThenDrop() async {
+    let board = makeTester()
+    await board.dispatch(.replace(names: ["A", "a", "B", "A"]))
+    board.expect(reading: { $0.lists.value.entries.map(\.name) }, equals: ["A", "B"])
+    await board.dispatch(.drop(name: "A"))
+    board.expect(reading: { $0.lists.value.entries.map(\.name) }, equals: ["B"])
+    board.expect(reading: \.lists.value.current, equals: "B")
+    await board.dispatch(.replace(names: []))
+    board.expect(reading: { $0.lists.value.entries.map(\.name) }, equals: ["B"])
+    board.finish()
+  }
+
+  @Test("a name with a control character becomes one without it")
+  func controlCharactersInANameBecomeSpaces() async {
+    let board = makeTester()
+    await board.dispatch(.create(name: "Two\nlines"))
+    board.expect(reading: \.lists.value.current, equals: "Two lines")
+    board.finish()
+  }
 }

@@ -90,5 +90,54 @@ extension ListStoreSuites {
       let actual = try await replayed.run(.lists)
       #expect(actual == loaded)
     }
+
+    /// A line of a log of the board's store.
+    static func boardLine(_ action: String) -> String {
+      #"{"action":"# + action + #","outcome":"committed","store":"board","time":"2026-11-23T03:07:49.123Z"}"# + "\n"
+    }
+
+    @Test(
+      "a replay of board actions that the commands would refuse leaves a valid board",
+      arguments: [
+        [#"{"create":{"name":"Inbox"}}"#, #"{"drop":{"name":"Inbox"}}"#],
+        [#"{"replace":{"names":["A","A"]}}"#, #"{"drop":{"name":"A"}}"#],
+        [#"{"create":{"name":"Work"}}"#, #"{"replace":{"names":[]}}"#, #"{"drop":{"name":"Work"}}"#],
+      ])
+    func replayOfActionsTheCommandsRefuse(actions: [String]) async throws {
+      let board = Board(firstList: "Inbox", defaultFolder: nowhere, executor: mainQueueNow)
+      let recording = try Recording(jsonLines: actions.map(Self.boardLine).joined())
+      _ = try await Session.replay(recording, into: board, from: "memory")
+      #expect(!board.lists.isEmpty)
+      #expect(board.list(named: board.current) != nil)
+      _ = try await board.run(.add("Milk"))
+      #expect(try await board.run(.show)?.contains("1. [ ] Milk") == true)
+    }
+
+    @Test("rule 17: save after a load that failed does not replace the file it could not read, unless asked")
+    func inv17_saveAfterAFailedLoad() async throws {
+      let folder = try Faults.temporaryFolder("failed-load")
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let file = folder.appendingPathComponent("todo.md")
+      let notATodoFile = Data("# Notes\n\nmine\n".utf8)
+      try notATodoFile.write(to: file)
+      let board = Board(firstList: "Inbox", defaultFolder: folder, executor: mainQueueNow)
+      #expect(throws: CommandError.self) { try board.read(folder: folder) }
+      _ = try await board.run(.add("Milk"))
+      let error = await #expect(throws: CommandError.self) { try await board.run(.save(nil)) }
+      #expect(error?.message.hasPrefix("save does not replace \(file.path): it could not be read (line 1:") == true)
+      #expect(FileManager.default.contents(atPath: file.path) == notATodoFile)
+      _ = try await board.run(.save(nil, replacing: true))
+      #expect(try TodoFile.read(folder: folder).first?.items.map(\.title) == ["Milk"])
+    }
+
+    @Test("in quiet mode an item command returns the row it changed")
+    func quiet() async throws {
+      let board = Board(firstList: "Inbox", defaultFolder: nowhere, executor: mainQueueNow)
+      board.isQuiet = true
+      #expect(try await board.run(.add("Milk")) == "  1. [ ] Milk")
+      #expect(try await board.run(.add("Eggs")) == "  2. [ ] Eggs")
+      #expect(try await board.run(.done(1)) == "  1. [x] Milk")
+      #expect(try await board.run(.clear) == "Inbox — 0 of 1 done")
+    }
   }
 }
