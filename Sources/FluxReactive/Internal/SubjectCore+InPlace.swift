@@ -1,6 +1,6 @@
 import FluxCore
 
-#if os(Linux) && canImport(Synchronization)
+#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
   import Synchronization
 #endif
 
@@ -30,7 +30,7 @@ extension SubjectCore {
   @inlinable
   func beginInPlaceChange() -> (value: Value, isObserved: Bool) {
     lock.lock()
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       if Self.usesWord {
         if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's own change
         let isObserved = isObserved
@@ -48,21 +48,21 @@ extension SubjectCore {
   /// (queued when inside a delivery) and gives `lock` back.
   @inlinable
   func endInPlaceChange(_ value: __owned Value, isObserved: Bool) {
-    #if os(Linux) && canImport(Synchronization)
+    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
       if Self.usesWord {
         modifyingThread.store(0, ordering: .relaxed)
         current = value
         word.store(Self.bits(of: value), ordering: .releasing)
-        sendLocked(value)
+        let taken = sendLocked(value)
         if _slowPath(isObserved) { valueDidChange() }
-        lock.unlock()
+        lock.unlock(releasing: taken)
         return
       }
     #endif
     current = value
     valueLock.unlock()
-    sendLocked(value)
+    let taken = sendLocked(value)
     if _slowPath(isObserved) { valueDidChange() }
-    lock.unlock()
+    lock.unlock(releasing: taken)
   }
 }

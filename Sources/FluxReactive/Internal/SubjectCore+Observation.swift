@@ -168,7 +168,7 @@ extension SubjectCore {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @inline(__always)
     private func withRegistration(_ body: (ValueRegistration) -> Void) {
-      #if os(Linux) && canImport(Synchronization)
+      #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
         let address = observation.load(ordering: .acquiring)
         guard address != 0 else { return }
         Unmanaged<ValueRegistration>.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)

@@ -94,7 +94,7 @@ extension SubjectCore {
         modifyingThread.store(0, ordering: .relaxed)
         current = value  // keeps what `body` left: a change that stays is delivered (rule 5)
         word.store(Self.bits(of: value), ordering: .releasing)
-        sendLocked(value)
+        taken = sendLocked(value)
         throw error
       }
       modifyingThread.store(0, ordering: .relaxed)

@@ -424,7 +424,7 @@ final class SubjectCore<Value>: @unchecked Sendable {
     } catch {
       current = value  // keeps what `body` left: a change that stays is delivered (rule 5)
       valueLock.unlock()
-      sendLocked(value)
+      taken = sendLocked(value)
       throw error
     }
     current = value
