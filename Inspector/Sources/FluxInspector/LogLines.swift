@@ -1,0 +1,115 @@
+import FluxDevtools
+
+/// The lines of an action log, each checked on its own by `Recording` and made ready for the
+/// page: the lines that read as JSON objects `{"line": N, "raw": "…"}` (the line's own text,
+/// which the page parses), the others as `{"line": N, "error": "…", "raw": "…"}` with
+/// `Recording`'s message. Line numbers are those of the file, counted from 1; blank lines are
+/// skipped, as `Recording` skips them.
+public struct LogLines: Sendable {
+  /// One JSON object per non-blank line, in the order of the file.
+  public var entries: [String]
+  /// The bytes up to and including the last line break: the lines read whole.
+  public var completeBytes: Int
+  /// How many lines ended in a line break: the next line's number, less one.
+  public var completeLines: Int
+  /// Whether the last entry is a line without its line break yet (a line being written, or a
+  /// log cut short): shown, but read again once its line break comes.
+  public var endsInPartialLine: Bool
+
+  /// The longest piece of a bad line that goes to the page with its error.
+  static let shownBadLineLength = 2000
+
+  /// Reads the lines in `bytes`.
+  ///
+  /// - Parameters:
+  ///   - bytes: Lines of a log: from its start, or from the start of a line.
+  ///   - firstLine: The number of the first line in the file.
+  ///   - includePartialLine: Whether text after the last line break is read too.
+  public init(_ bytes: ArraySlice<UInt8>, firstLine: Int = 1, includePartialLine: Bool) {
+    entries = []
+    completeBytes = 0
+    completeLines = 0
+    endsInPartialLine = false
+    var start = bytes.startIndex
+    var number = firstLine
+    while start < bytes.endIndex {
+      let lineBreak = bytes[start...].firstIndex(of: UInt8(ascii: "\n"))
+      guard lineBreak != nil || includePartialLine else { break }
+      let end = lineBreak ?? bytes.endIndex
+      if let entry = Self.entry(bytes[start..<end], number: number, isComplete: lineBreak != nil) {
+        entries.append(entry)
+        endsInPartialLine = lineBreak == nil
+      }
+      if let lineBreak {
+        start = lineBreak + 1
+        completeBytes = start - bytes.startIndex
+        completeLines += 1
+        number += 1
+      } else {
+        start = end
+      }
+    }
+  }
+
+  /// The entry of one line, or `nil` for a blank one.
+  static func entry(_ line: ArraySlice<UInt8>, number: Int, isComplete: Bool) -> String? {
+    let content = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+    let blank: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")]
+    guard !content.allSatisfy(blank.contains) else { return nil }
+    guard let text = String(validating: content, as: UTF8.self) else {
+      return badEntry(number, "the line is not UTF-8 text", String(decoding: content, as: UTF8.self))
+    }
+    // The line on its own, as the last line of a log when it has no line break yet: so that
+    // `Recording` tells a line cut short only where the log ends.
+    do {
+      let recording = try Recording(jsonLines: isComplete ? text + "\n" : text)
+      guard !recording.entries.isEmpty else { return nil }
+    } catch {
+      return badEntry(number, error.message, text)
+    }
+    let bom = "\u{FEFF}"
+    let json = text.hasPrefix(bom) ? String(text.dropFirst()) : text
+    return "{\"line\":\(number),\"raw\":\(JSONText.string(json))}"
+  }
+
+  private static func badEntry(_ number: Int, _ message: String, _ text: String) -> String {
+    let shown =
+      text.count > shownBadLineLength ? String(text.prefix(shownBadLineLength)) + "…" : text
+    return "{\"line\":\(number),\"error\":\(JSONText.string(message)),\"raw\":\(JSONText.string(shown))}"
+  }
+}
+
+/// JSON text written by hand, where encoding a whole structure would cost more than it brings.
+enum JSONText {
+  /// `text` as a JSON string, quotes included. Besides what JSON needs escaped, `<`, `>` and `&`
+  /// are written as `\u003c`, `\u003e` and `\u0026`, and U+2028 and U+2029 escaped too, so that
+  /// the text is safe inside an HTML `<script>` element.
+  static func string(_ text: String) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(text.utf8.count + 2)
+    out.append(UInt8(ascii: "\""))
+    let hex = Array("0123456789abcdef".utf8)
+    func unicode(_ value: UInt32) {
+      out.append(contentsOf: Array("\\u".utf8))
+      for shift in stride(from: 12, through: 0, by: -4) { out.append(hex[Int((value >> UInt32(shift)) & 0xF)]) }
+    }
+    var utf8 = Array(text.utf8)[...]
+    while let byte = utf8.popFirst() {
+      switch byte {
+      case UInt8(ascii: "\""): out.append(contentsOf: Array("\\\"".utf8))
+      case UInt8(ascii: "\\"): out.append(contentsOf: Array("\\\\".utf8))
+      case UInt8(ascii: "\n"): out.append(contentsOf: Array("\\n".utf8))
+      case UInt8(ascii: "\r"): out.append(contentsOf: Array("\\r".utf8))
+      case UInt8(ascii: "\t"): out.append(contentsOf: Array("\\t".utf8))
+      case UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"), 0..<0x20, 0x7F: unicode(UInt32(byte))
+      // U+2028 and U+2029: E2 80 A8 and E2 80 A9.
+      case 0xE2 where utf8.count >= 2 && utf8[utf8.startIndex] == 0x80 && (utf8[utf8.startIndex + 1] | 1) == 0xA9:
+        unicode(utf8[utf8.startIndex + 1] == 0xA8 ? 0x2028 : 0x2029)
+        utf8 = utf8.dropFirst(2)
+      default: out.append(byte)
+      }
+    }
+    out.append(UInt8(ascii: "\""))
+    return String(decoding: out, as: UTF8.self)
+  }
+}
