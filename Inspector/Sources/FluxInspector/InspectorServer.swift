@@ -1,3 +1,4 @@
+import Dispatch
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -23,7 +24,7 @@ import NIOCore
 /// `..`, `%2e` or absolute path it holds: no path reaches the file system):
 ///
 /// - `/`: the page; `/inspector.js` and `/inspector.css`: its script and style;
-/// - `/log`: the log as ``LogDocument`` writes it, read again at each request;
+/// - `/log`: the log as ``LogDocument`` writes it, with what was written since the last request;
 /// - `/events?from=BYTE&line=N`: server-sent events: each `lines` event carries the entries of
 ///   lines written after byte `BYTE` (whose first is line `N`), checked about five times a
 ///   second; a `reset` event says that the log was cut short or replaced, and the page loads
@@ -67,12 +68,15 @@ public struct InspectorServer: Sendable {
   public func run(handleSignals: Bool = false, onReady: @escaping @Sendable (String) -> Void)
     async throws(InspectorError)
   {
-    _ = try LogFile.read(path: logPath)
+    _ = try LogFile.identity(path: logPath)
+    let cache = LogCache(path: logPath)
+    // Read the log while the page is on its way: a long one takes seconds to check.
+    DispatchQueue.global().async { _ = try? cache.document() }
     var logger = Logger(label: "flux-inspector")
     logger.logLevel = .critical
     let host = host
     let app = Application(
-      router: router(),
+      router: router(cache: cache),
       configuration: .init(address: .hostname(host, port: port), serverName: "flux-inspector"),
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? 0
@@ -110,7 +114,7 @@ public struct InspectorServer: Sendable {
   }
 
   /// The routes: these and no others.
-  func router() -> Router<BasicRequestContext> {
+  func router(cache: LogCache) -> Router<BasicRequestContext> {
     let router = Router()
     let logPath = logPath
     let pollInterval = pollInterval
@@ -118,7 +122,7 @@ public struct InspectorServer: Sendable {
     router.get("/inspector.js") { _, _ in Self.text(InspectorPage.script, type: "text/javascript; charset=utf-8") }
     router.get("/inspector.css") { _, _ in Self.text(InspectorPage.style, type: "text/css; charset=utf-8") }
     router.get("/log") { _, _ in
-      let document = Result { () throws(InspectorError) in try LogDocument.json(path: logPath) }
+      let document = Result { () throws(InspectorError) in try cache.document() }
       switch document {
       case .success(let json):
         return Self.text(json, type: "application/json")

@@ -22,10 +22,16 @@ public enum LogDocument {
 
   /// The JSON text of `lines`, which end at byte `end` of the log at `path`.
   static func json(path: String, lines: LogLines, end: Int) -> String {
-    var text = "{\"path\":\(JSONText.string(path)),\"end\":\(end),\"lines\":\(lines.completeLines),"
-    text += "\"partial\":\(lines.endsInPartialLine),\"entries\":["
-    text.reserveCapacity(text.utf8.count + lines.entries.reduce(0) { $0 + $1.utf8.count + 1 } + 2)
-    for (index, entry) in lines.entries.enumerated() {
+    json(
+      path: path, entries: lines.entries, end: end, lines: lines.completeLines, partial: lines.endsInPartialLine)
+  }
+
+  /// The JSON text of `entries`, of which `lines` lines end at byte `end` of the log at `path`.
+  static func json(path: String, entries: [String], end: Int, lines: Int, partial: Bool) -> String {
+    var text = "{\"path\":\(JSONText.string(path)),\"end\":\(end),\"lines\":\(lines),"
+    text += "\"partial\":\(partial),\"entries\":["
+    text.reserveCapacity(text.utf8.count + entries.reduce(0) { $0 + $1.utf8.count + 1 } + 2)
+    for (index, entry) in entries.enumerated() {
       if index > 0 { text += "," }
       text += entry
     }

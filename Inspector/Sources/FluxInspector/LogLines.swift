@@ -1,4 +1,5 @@
 import FluxDevtools
+import Foundation
 
 /// The lines of an action log, each checked on its own by `Recording` and made ready for the
 /// page: the lines that read as JSON objects `{"line": N, "raw": "…"}` (the line's own text,
@@ -26,20 +27,19 @@ public struct LogLines: Sendable {
   ///   - firstLine: The number of the first line in the file.
   ///   - includePartialLine: Whether text after the last line break is read too.
   public init(_ bytes: ArraySlice<UInt8>, firstLine: Int = 1, includePartialLine: Bool) {
-    entries = []
     completeBytes = 0
     completeLines = 0
     endsInPartialLine = false
+    // First where the lines are, which is quick; then each line read on its own, which is not,
+    // so on every core.
+    var lines: [(range: Range<Int>, number: Int, isComplete: Bool)] = []
     var start = bytes.startIndex
     var number = firstLine
     while start < bytes.endIndex {
       let lineBreak = bytes[start...].firstIndex(of: UInt8(ascii: "\n"))
       guard lineBreak != nil || includePartialLine else { break }
       let end = lineBreak ?? bytes.endIndex
-      if let entry = Self.entry(bytes[start..<end], number: number, isComplete: lineBreak != nil) {
-        entries.append(entry)
-        endsInPartialLine = lineBreak == nil
-      }
+      lines.append((start..<end, number, lineBreak != nil))
       if let lineBreak {
         start = lineBreak + 1
         completeBytes = start - bytes.startIndex
@@ -49,13 +49,38 @@ public struct LogLines: Sendable {
         start = end
       }
     }
+    let read = Self.concurrentMap(lines) { line in
+      Self.entry(bytes[line.range], number: line.number, isComplete: line.isComplete)
+    }
+    entries = read.compactMap { $0 }
+    endsInPartialLine = lines.last.map { !$0.isComplete && read.last! != nil } ?? false
+  }
+
+  /// `transform` of each element, in order, worked out on every core for long arrays.
+  private static func concurrentMap<Element: Sendable, Result: Sendable>(
+    _ elements: [Element], _ transform: @escaping @Sendable (Element) -> Result
+  ) -> [Result] {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    guard elements.count >= 256, cores > 1 else { return elements.map(transform) }
+    let chunks = cores * 4
+    let size = (elements.count + chunks - 1) / chunks
+    var results = [[Result]](repeating: [], count: chunks)
+    results.withUnsafeMutableBufferPointer { buffer in
+      nonisolated(unsafe) let buffer = buffer
+      DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+        let range = min(chunk * size, elements.count)..<min((chunk + 1) * size, elements.count)
+        // Each chunk writes its own element of `buffer` only.
+        buffer[chunk] = elements[range].map(transform)
+      }
+    }
+    return results.flatMap { $0 }
   }
 
   /// The entry of one line, or `nil` for a blank one.
   static func entry(_ line: ArraySlice<UInt8>, number: Int, isComplete: Bool) -> String? {
     let content = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
-    let blank: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")]
-    guard !content.allSatisfy(blank.contains) else { return nil }
+    guard !content.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") })
+    else { return nil }
     guard let text = String(validating: content, as: UTF8.self) else {
       return badEntry(number, "the line is not UTF-8 text", String(decoding: content, as: UTF8.self))
     }

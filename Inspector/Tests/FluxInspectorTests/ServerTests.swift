@@ -1,7 +1,8 @@
 import FluxDevtools
-import FluxInspector
 import Foundation
 import Testing
+
+@testable import FluxInspector
 
 @Suite("The server serves the page and the log, and nothing else")
 struct ServerTests {
@@ -184,5 +185,36 @@ struct StartTests {
     ) {
       try await InspectorServer(logPath: scratch.path("fifo.jsonl")).run { _ in Issue.record("listened") }
     }
+  }
+}
+
+@Suite("The log is read once, then from where it was left")
+struct LogCacheTests {
+  @Test func linesAppendedAreAddedAndAFileInTheLogsPlaceIsReadWhole() throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", Fixture.line(store: "a") + "\n" + Fixture.line(store: "b"))
+    let cache = LogCache(path: log)
+    #expect(try cache.document().contains(#""lines":1,"partial":true"#))
+    let handle = try #require(FileHandle(forWritingAtPath: log))
+    handle.seekToEndOfFile()
+    handle.write(Data(("\n" + Fixture.line(store: "c") + "\n").utf8))
+    try handle.close()
+    let grown = try cache.document()
+    #expect(grown.contains(#""lines":3,"partial":false"#))
+    #expect(grown.components(separatedBy: #"{"line":"#).count == 4)
+    #expect(grown.contains(#"{"line":2,"raw":"#) && grown.contains(#"\"store\":\"b\""#))
+    // Another file, as long, renamed into the log's place.
+    let other = try scratch.write("other.jsonl", String(repeating: "\n", count: grown.utf8.count))
+    try scratch.write(
+      "other.jsonl", Fixture.line(store: "x") + "\n" + Fixture.line(store: "y") + "\n" + Fixture.line(store: "z") + "\n"
+    )
+    #expect(rename(other, log) == 0)
+    let replaced = try cache.document()
+    #expect(replaced.contains(#"\"store\":\"x\""#))
+    #expect(!replaced.contains(#"\"store\":\"a\""#))
+    // Cut short.
+    try scratch.write("session.jsonl", Fixture.line(store: "q") + "\n")
+    let cut = try cache.document()
+    #expect(cut.contains(#""lines":1,"#) && cut.contains(#"\"store\":\"q\""#))
   }
 }
