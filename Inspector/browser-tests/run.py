@@ -355,9 +355,9 @@ class Suite:
         self.driver.get(server.url)
         self.wait_ready(timeout=BIG_LOG_BUDGET_SECONDS * 3)
         seconds = time.monotonic() - started
-        in_page = self.driver.execute_script("return window.fluxInspector.loadMilliseconds") / 1000
+        in_page = self.driver.execute_script("return window.fluxInspector.showMilliseconds") / 1000
         self.figures["100,000 actions: from opening the page to the list shown"] = f"{seconds:.2f} s"
-        self.figures["100,000 actions: of which reading and drawing in the page"] = f"{in_page:.2f} s"
+        self.figures["100,000 actions: of which reading the log's JSON and showing it in the page"] = f"{in_page:.2f} s"
         check(seconds < BIG_LOG_BUDGET_SECONDS, f"the log took {seconds:.1f} s to open")
         check("100000 of 100000 events" in self.text("count"), self.text("count"))
         drawn = len(self.rows())

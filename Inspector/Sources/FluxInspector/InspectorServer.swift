@@ -68,7 +68,7 @@ public struct InspectorServer: Sendable {
   public func run(handleSignals: Bool = false, onReady: @escaping @Sendable (String) -> Void)
     async throws(InspectorError)
   {
-    _ = try LogFile.identity(path: logPath)
+    try LogFile.checkReadable(path: logPath)
     let cache = LogCache(path: logPath)
     // Read the log while the page is on its way: a long one takes seconds to check.
     DispatchQueue.global().async { _ = try? cache.document() }

@@ -43,6 +43,16 @@ public enum LogFile {
     return Identity(info)
   }
 
+  /// Checks that the file at `path` is a regular file that this process may open to read.
+  ///
+  /// - Parameter path: The log's path.
+  /// - Returns: The file, its inode and its length.
+  /// - Throws: An ``InspectorError`` that says why not.
+  @discardableResult
+  public static func checkReadable(path: String) throws(InspectorError) -> Identity {
+    try read(path: path, from: Int.max).identity
+  }
+
   /// Reads the file at `path` from byte `offset` to its end.
   ///
   /// - Parameters:
