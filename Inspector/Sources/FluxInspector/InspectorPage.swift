@@ -27,9 +27,9 @@ public enum InspectorPage {
   /// - Parameter document: The log, as JSON text.
   /// - Returns: The HTML text.
   public static func selfContained(document: String) -> String {
-    // Inside a `<script>` element, "</" would end it: the JSON strings escape "<" already, and
-    // no other "<" can be in JSON text. The script and style are ours and hold no "</script" or
-    // "</style".
+    // Inside a `<script>` element, "</script" would end it, and "<!--" change how it is read:
+    // every "<" is escaped, which JSON allows, as it can only be in a string. The script and
+    // style are ours and hold no "</script" or "</style".
     let data = document.replacingOccurrences(of: "<", with: "\\u003c")
     return html.replacingOccurrences(
       of: "<link rel=\"stylesheet\" href=\"inspector.css\">", with: "<style>\n\(style)</style>"

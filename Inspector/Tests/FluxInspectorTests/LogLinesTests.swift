@@ -65,13 +65,10 @@ struct LogLinesTests {
     #expect(try objects(lines(line + "\n"))[0]["raw"] as? String == line)
   }
 
-  @Test func jsonStringsAreSafeInsideAScriptElement() throws {
+  @Test func jsonStringsReadBackAsTheSameText() throws {
     let text = "</script> & <!-- \u{2028}\u{2029} \"q\" \\ \n\t\u{01}é😀"
     let encoded = JSONText.string(text)
-    #expect(!encoded.contains("<"))
-    #expect(!encoded.contains(">"))
-    #expect(!encoded.contains("&"))
-    #expect(!encoded.contains("\u{2028}"))
+    #expect(!encoded.contains("\n"))
     #expect(try JSONSerialization.jsonObject(with: Data(encoded.utf8), options: .fragmentsAllowed) as? String == text)
   }
 }
