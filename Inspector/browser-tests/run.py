@@ -43,9 +43,14 @@ done 1
 undo 1
 """
 
-# The most the 100,000-action log may take to open, in seconds: several times what it takes on
-# a loaded two-core machine, so that a slower page, not a busy machine, fails it.
-BIG_LOG_BUDGET_SECONDS = 20.0
+# The most the 100,000-action log may take to open, in seconds, with a debug build of the
+# inspector (as `swift run` builds it): about twice what it took on a two-core machine busy with
+# other builds (17.7 s; 4.4 s with a release build), so that a slower page or server, not a busy
+# machine, fails it.
+BIG_LOG_BUDGET_SECONDS = 35.0
+# The most one scroll step of that log may take to draw, in milliseconds: a list that is not
+# virtualized takes seconds (it took 17 to 72 ms on that machine).
+SCROLL_STEP_BUDGET_MS = 250.0
 
 
 class Failure(Exception):
@@ -372,7 +377,7 @@ class Suite:
             }
             return (performance.now() - started) / 200;""")
         self.figures["100,000 actions: drawing the rows of one scroll step"] = f"{per_step:.2f} ms"
-        check(per_step < 50, f"one scroll step takes {per_step:.1f} ms")
+        check(per_step < SCROLL_STEP_BUDGET_MS, f"one scroll step takes {per_step:.1f} ms")
         self.driver.find_element(By.ID, "rows").send_keys(Keys.END)
         self.wait(lambda: self.rows() and self.rows()[-1][1] == 100_000, "End does not reach the last action")
         self.wait(lambda: self.selected_position() == 99_999, "End does not select the last action")
