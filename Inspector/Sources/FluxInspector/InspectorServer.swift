@@ -1,8 +1,10 @@
 import Dispatch
+import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 #if canImport(Glibc)
   import Glibc
@@ -144,8 +146,14 @@ public struct InspectorServer: Sendable {
       return Response(
         status: .ok, headers: headers,
         body: ResponseBody { writer in
-          try await follower.follow { event in
-            try await writer.write(ByteBuffer(string: event))
+          // The server stops once every response is done: this one ends when it is asked to.
+          let stop = StopSignal()
+          try await withGracefulShutdownHandler {
+            try await follower.follow(until: stop) { event in
+              try await writer.write(ByteBuffer(string: event))
+            }
+          } onGracefulShutdown: {
+            stop.raise()
           }
           try await writer.finish(nil)
         })
@@ -177,15 +185,15 @@ struct LogFollower: Sendable {
   /// How often, when nothing is written, a comment checks that the page is still there.
   static let keepAlive: Duration = .seconds(5)
 
-  /// Sends events through `send` until the task is cancelled, the page goes (`send` throws), or
-  /// the log is cut short, replaced or gone (a `reset` event, then the end).
-  func follow(_ send: (String) async throws -> Void) async throws {
+  /// Sends events through `send` until the task is cancelled, `stop` is raised, the page goes
+  /// (`send` throws), or the log is cut short, replaced or gone (a `reset` event, then the end).
+  func follow(until stop: StopSignal, _ send: (String) async throws -> Void) async throws {
     var offset = offset
     var nextLine = nextLine
     var identity: LogFile.Identity? = nil
     var quiet: Duration = .zero
     try await send("retry: 1000\n\n")
-    while !Task.isCancelled {
+    while !Task.isCancelled && !stop.isRaised {
       let now: LogFile.Identity
       do {
         now = try LogFile.identity(path: path)
@@ -218,4 +226,17 @@ struct LogFollower: Sendable {
       quiet += interval
     }
   }
+}
+
+/// A flag that one task raises and another looks at.
+final class StopSignal: @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var raised = false
+
+  /// Whether ``raise()`` was called.
+  var isRaised: Bool { lock.withLock { raised } }
+
+  /// Raises the flag.
+  func raise() { lock.withLock { raised = true } }
 }

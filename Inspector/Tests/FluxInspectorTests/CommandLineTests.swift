@@ -82,6 +82,35 @@ struct CommandLineTests {
     #expect(try await fetch("/log", port: port).body.contains(#""line":1"#))
   }
 
+  @Test func theProgramStopsOnSIGINTWhileAPageFollowsTheLog() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", Fixture.line() + "\n")
+    let process = Process()
+    process.executableURL = inspectorExecutable
+    process.arguments = [log]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let reader = output.fileHandleForReading
+    let line = try await blocking { String(decoding: reader.availableData, as: UTF8.self) }
+    let port = try #require(Int(line.split(separator: ":")[3].prefix { $0.isNumber }))
+    let events = try Connection(port: port)
+    events.send("/events?from=0&line=1")
+    #expect(await events.read(until: "retry:").contains("text/event-stream"))
+    process.interrupt()
+    // Not a measure of speed: a server that waits for the page to go never stops.
+    let stopped = try await blocking {
+      let deadline = Date().addingTimeInterval(60)
+      while process.isRunning && Date() < deadline { usleep(50_000) }
+      return !process.isRunning
+    }
+    // It would not stop on SIGTERM either, for the same reason.
+    if !stopped { kill(process.processIdentifier, SIGKILL) }
+    #expect(stopped, "the server still ran a minute after SIGINT")
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+  }
+
   @Test func htmlWritesOneSelfContainedFile() async throws {
     let scratch = try Scratch()
     let sneaky = Fixture.line(action: #"{"rename":{"_0":"</script><script>alert(1)</script>"}}"#)

@@ -221,9 +221,10 @@
   }
 
   function updateCount() {
+    const count = (value) => value.toLocaleString("en-US");
     const actions = model.entries.length - model.errors;
-    const parts = [shown.length + " of " + model.events.length + " events"];
-    parts.push(actions + " actions", model.stores.size + (model.stores.size === 1 ? " store" : " stores"));
+    const parts = [count(shown.length) + " of " + count(model.events.length) + " events"];
+    parts.push(count(actions) + " actions", model.stores.size + (model.stores.size === 1 ? " store" : " stores"));
     if (model.errors) parts.push(model.errors + (model.errors === 1 ? " bad line" : " bad lines"));
     ui.count.textContent = parts.join(" · ");
   }
@@ -332,7 +333,8 @@
     ui.slider.disabled = shown.length === 0;
     const position = shown.indexOf(selected);
     if (position >= 0) ui.slider.value = String(position);
-    ui.position.textContent = shown.length ? (position >= 0 ? position + 1 : "–") + " / " + shown.length : "0 / 0";
+    const total = shown.length.toLocaleString("en-US");
+    ui.position.textContent = shown.length ? (position >= 0 ? (position + 1).toLocaleString("en-US") : "–") + " / " + total : "0 / 0";
   }
 
   ui.rows.addEventListener("scroll", () => draw());
