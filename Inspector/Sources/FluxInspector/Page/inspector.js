@@ -84,7 +84,6 @@
     }
     entry.store = String(fields.store);
     entry.time = String(fields.time);
-    entry.ms = Date.parse(entry.time);
     entry.outcome = fields.outcome;
     entry.duration = typeof fields.durationNanoseconds === "number" ? fields.durationNanoseconds : null;
     entry.action = fields.action;
@@ -558,7 +557,9 @@
     return element;
   }
 
-  let timeRange = null;
+  // The commits along the x axis in the order of the log, which is the order of time: a burst
+  // of actions within one millisecond spreads out instead of piling up at one instant.
+  let timeline = null;
   function drawCharts() {
     drawDurations();
     drawStores();
@@ -572,26 +573,25 @@
     chart.setAttribute("viewBox", "0 0 " + width + " " + height);
     chart.replaceChildren();
     const left = 52, right = 8, top = 8, bottom = 18;
-    const points = model.entries.filter((entry) => entry.duration !== null && entry.duration !== undefined && !isNaN(entry.ms));
+    const points = model.entries.filter((entry) => entry.duration !== null && entry.duration !== undefined);
     chart.appendChild(svg("line", { class: "axis", x1: left, y1: height - bottom, x2: width - right, y2: height - bottom }));
     chart.appendChild(svg("line", { class: "axis", x1: left, y1: top, x2: left, y2: height - bottom }));
     if (points.length === 0) {
-      timeRange = null;
+      timeline = null;
       chart.appendChild(svg("text", { class: "label", x: left + 8, y: height / 2 }, "No committed actions yet"));
       return;
     }
-    let start = Infinity, end = -Infinity;
-    for (const entry of points) { start = Math.min(start, entry.ms); end = Math.max(end, entry.ms); }
-    if (end === start) end = start + 1;
-    timeRange = { start, end, left, right, width, height, top, bottom };
+    const span = width - left - right - 1;
+    const x = (i) => left + (points.length === 1 ? span / 2 : (i / (points.length - 1)) * span);
+    timeline = { points, x, top, bottom, height };
     // One column of pixels per bin: the longest commit in it, so that a spike is never lost.
-    const bins = Math.max(1, Math.floor(width - left - right));
+    const bins = Math.max(1, Math.floor(span) + 1);
     const longest = new Array(bins).fill(-1);
-    for (const entry of points) {
-      const bin = Math.min(bins - 1, Math.floor((entry.ms - start) / (end - start) * bins));
+    points.forEach((entry, i) => {
+      const bin = Math.min(bins - 1, Math.round(x(i) - left));
       if (entry.duration > longest[bin]) longest[bin] = entry.duration;
-    }
-    const max = Math.max.apply(null, longest);
+    });
+    const max = Math.max(1, Math.max.apply(null, longest));
     const y = (value) => height - bottom - (value / max) * (height - top - bottom);
     let path = "";
     longest.forEach((value, bin) => {
@@ -600,27 +600,33 @@
     });
     chart.appendChild(svg("path", { class: "line", d: path }));
     if (points.length <= 400) {
-      for (const entry of points) {
-        const x = left + (entry.ms - start) / (end - start) * (bins - 1);
-        chart.appendChild(svg("circle", { class: "dot", cx: x.toFixed(1), cy: y(entry.duration).toFixed(1), r: 2 }));
-      }
+      points.forEach((entry, i) => {
+        const dot = svg("circle", { class: "dot", cx: x(i).toFixed(1), cy: y(entry.duration).toFixed(1), r: 2.5 });
+        dot.appendChild(svg("title", {}, entry.label + " in " + entry.store + ": " + formatNanoseconds(entry.duration)));
+        chart.appendChild(dot);
+      });
     }
     chart.appendChild(svg("text", { class: "label", x: 4, y: top + 8 }, formatNanoseconds(max)));
     chart.appendChild(svg("text", { class: "label", x: 4, y: height - bottom }, "0"));
-    const clock = (ms) => new Date(ms).toISOString().slice(11, 23);
-    chart.appendChild(svg("text", { class: "label", x: left, y: height - 4 }, clock(start)));
-    chart.appendChild(svg("text", { class: "label", x: width - right, y: height - 4, "text-anchor": "end" }, clock(end)));
+    const clock = (entry) => (entry.time && entry.time.length >= 23 ? entry.time.slice(11, 23) : "");
+    chart.appendChild(svg("text", { class: "label", x: left, y: height - 4 }, clock(points[0])));
+    chart.appendChild(svg("text", { class: "label", x: width - right, y: height - 4, "text-anchor": "end" }, clock(points[points.length - 1])));
   }
 
   function drawCursor() {
     const old = ui.durations.querySelector(".cursor");
     if (old) old.remove();
-    if (!timeRange || selected < 0 || !model.events[selected]) return;
-    const entry = model.entries[model.events[selected].entries[0]];
-    if (entry.ms === undefined || isNaN(entry.ms)) return;
-    const r = timeRange;
-    const x = r.left + (entry.ms - r.start) / (r.end - r.start) * (r.width - r.left - r.right - 1);
-    ui.durations.appendChild(svg("line", { class: "cursor", x1: x, y1: r.top, x2: x, y2: r.height - r.bottom }));
+    if (!timeline || selected < 0 || !model.events[selected]) return;
+    // The selected action's place among the commits: the first commit at or after its line.
+    const index = model.events[selected].entries[0];
+    const points = timeline.points;
+    let low = 0, high = points.length - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (points[middle].index < index) low = middle + 1; else high = middle;
+    }
+    const x = timeline.x(low);
+    ui.durations.appendChild(svg("line", { class: "cursor", x1: x, y1: timeline.top, x2: x, y2: timeline.height - timeline.bottom }));
   }
 
   function drawStores() {
