@@ -44,7 +44,7 @@
   }
 
   function short(value, limit) {
-    let text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value);
+    let text = JSON.stringify(value);
     if (text === undefined) text = String(value);
     return text.length > limit ? text.slice(0, limit - 1) + "…" : text;
   }
@@ -202,7 +202,7 @@
     };
   }
 
-  function applyFilters(keepSelection) {
+  function applyFilters() {
     const filter = currentFilter();
     const plain = !filter.store && !filter.action && !filter.outcome && !filter.text;
     shown = [];
@@ -211,9 +211,8 @@
     }
     drawn = { first: -1, last: -1, count: -1 };
     ui.spacer.style.height = shown.length * ROW + "px";
-    if (!keepSelection || (selected >= 0 && shown.indexOf(selected) < 0)) {
-      if (selected >= 0 && shown.indexOf(selected) < 0) selected = -1;
-    }
+    // A selection that the filters hide is dropped.
+    if (selected >= 0 && shown.indexOf(selected) < 0) selected = -1;
     updateCount();
     updateSlider();
     draw();
@@ -364,11 +363,11 @@
     key.preventDefault();
     selectPosition(next, true);
   });
-  for (const control of [ui.store, ui.action, ui.outcome]) control.addEventListener("change", () => applyFilters(true));
+  for (const control of [ui.store, ui.action, ui.outcome]) control.addEventListener("change", () => applyFilters());
   let searchTimer = 0;
   ui.search.addEventListener("input", () => {
     clearTimeout(searchTimer);
-    searchTimer = setTimeout(() => applyFilters(true), 120);
+    searchTimer = setTimeout(() => applyFilters(), 120);
   });
   ui.follow.addEventListener("change", () => { if (ui.follow.checked) selectPosition(shown.length - 1, false); });
 
@@ -661,7 +660,7 @@
   function refresh(grew) {
     fillSelect(ui.store, model.stores);
     fillSelect(ui.action, model.actions);
-    applyFilters(true);
+    applyFilters();
     drawCharts();
     if (grew && ui.follow.checked && shown.length) {
       selectPosition(shown.length - 1, false);
