@@ -218,3 +218,63 @@ struct LogCacheTests {
     #expect(cut.contains(#""lines":1,"#) && cut.contains(#"\"store\":\"q\""#))
   }
 }
+
+@Suite("The log read by many requests at once")
+struct LogCacheConcurrencyTests {
+  /// The line numbers of a document, in order.
+  private func lineNumbers(_ document: String) throws -> [Int] {
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any])
+    let entries = try #require(object["entries"] as? [[String: Any]])
+    return entries.compactMap { $0["line"] as? Int }
+  }
+
+  @Test func requestsOnManyThreadsWhileTheLogGrowsEachSeeWholeLinesInOrder() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", "")
+    let cache = LogCache(path: log)
+    let handle = try #require(FileHandle(forWritingAtPath: log))
+    let lineCount = 300
+    try await withThrowingTaskGroup(of: [[Int]].self) { group in
+      group.addTask {
+        try await blocking {
+          for index in 0..<lineCount {
+            // Half a line, then the rest: readers see it partial or whole, never twice.
+            let line = Fixture.line(store: "s\(index)") + "\n"
+            handle.write(Data(line.utf8.prefix(40)))
+            handle.write(Data(line.utf8.dropFirst(40)))
+          }
+          return []
+        }
+      }
+      for _ in 0..<4 {
+        group.addTask {
+          try await blocking {
+            var seen: [[Int]] = []
+            for _ in 0..<50 { seen.append(try self.lineNumbers(try cache.document())) }
+            return seen
+          }
+        }
+      }
+      for try await results in group {
+        for numbers in results {
+          // 1, 2, 3, … with none missing or repeated.
+          #expect(numbers == (0..<numbers.count).map { $0 + 1 })
+        }
+      }
+    }
+    try handle.close()
+    #expect(try lineNumbers(try cache.document()) == Array(1...lineCount))
+  }
+
+  @Test func linesCheckedOnEveryCoreComeBackInTheOrderOfTheFile() throws {
+    let text = (1...2000).map { index in
+      index % 97 == 0 ? "{broken \(index)" : Fixture.line(store: "s\(index)")
+    }.joined(separator: "\n")
+    let lines = LogLines(Array(text.utf8)[...], includePartialLine: true)
+    #expect(lines.entries.count == 2000)
+    for (index, entry) in lines.entries.enumerated() {
+      #expect(entry.hasPrefix("{\"line\":\(index + 1),"))
+      #expect(entry.contains((index + 1) % 97 == 0 ? "\"error\"" : "\\\"store\\\":\\\"s\(index + 1)\\\""))
+    }
+  }
+}
