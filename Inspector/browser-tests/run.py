@@ -105,7 +105,7 @@ class Suite:
         self.driver.quit()
         shutil.rmtree(self.work, ignore_errors=True)
 
-    # Helpers.
+    # What the tests share.
 
     def path(self, name):
         return os.path.join(self.work, name)
