@@ -44,7 +44,7 @@ undo 1
 """
 
 # The most the 100,000-action log may take to open, in seconds, with a debug build of the
-# inspector (as `swift run` builds it): it took 6.5 s on a two-core machine, and 18 to 28 s on
+# inspector (as `swift run` builds it): it took 5 to 6.5 s on a two-core machine, and 18 to 28 s on
 # that machine busy with other builds (4.4 s with a release build), so that a slower page or
 # server, not a busy machine, fails it.
 BIG_LOG_BUDGET_SECONDS = 35.0
