@@ -1,0 +1,71 @@
+/// What the command line asks of `flux-inspector`.
+///
+/// ```
+/// flux-inspector session.jsonl [--port N] [--host ADDRESS] [--html report.html]
+/// ```
+public struct InspectorOptions: Sendable, Equatable {
+  /// The action log to show.
+  public var logPath: String
+  /// The port to listen on; 0 lets the system choose one.
+  public var port: Int = 0
+  /// The address to listen on.
+  public var host: String = "127.0.0.1"
+  /// Where to write a self-contained page instead of serving one, if anywhere.
+  public var htmlPath: String?
+  /// Whether the user asked for the usage only.
+  public var isHelp = false
+
+  /// How to call the program.
+  public static let usage = """
+    usage: flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html]
+
+    Shows an action log of Flux stores in a browser, and its new lines as they are written.
+
+      --port N          listen on port N (by default, a free port that the system chooses)
+      --host ADDRESS    listen on ADDRESS (by default 127.0.0.1: this machine only)
+      --html FILE.html  write the page, with the log inside, to one file that opens from disk;
+                        serve nothing
+      --help            show this help
+    """
+
+  /// Reads the arguments, without the program's name.
+  ///
+  /// - Parameter arguments: The command line after the program's name.
+  /// - Throws: An ``InspectorError`` in one line when an argument is unknown, missing or wrong.
+  public init(arguments: [String]) throws(InspectorError) {
+    var path: String?
+    var rest = arguments[...]
+    func value(of option: String) throws(InspectorError) -> String {
+      guard let value = rest.popFirst(), !value.hasPrefix("--") else {
+        throw InspectorError("\(option) needs a value")
+      }
+      return value
+    }
+    logPath = ""
+    while let argument = rest.popFirst() {
+      switch argument {
+      case "--help", "-h":
+        isHelp = true
+      case "--port":
+        let text = try value(of: "--port")
+        guard let number = Int(text), (0...65535).contains(number) else {
+          throw InspectorError("--port needs a number from 0 to 65535, not \(text)")
+        }
+        port = number
+      case "--host":
+        host = try value(of: "--host")
+      case "--html":
+        htmlPath = try value(of: "--html")
+      default:
+        guard !argument.hasPrefix("-") || argument == "-" else {
+          throw InspectorError("unknown option \(argument)")
+        }
+        guard path == nil else { throw InspectorError("one log only: \(path!) and \(argument)") }
+        path = argument
+      }
+    }
+    if isHelp { return }
+    guard let path else { throw InspectorError("which log? give the path of an action log") }
+    logPath = path
+  }
+}

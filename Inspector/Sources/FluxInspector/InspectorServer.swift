@@ -1,0 +1,242 @@
+import Dispatch
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The inspector's web server: the page, its script and style, the log, and the log's new lines
+/// as they are written.
+///
+/// ```swift
+/// let server = InspectorServer(logPath: "session.jsonl")
+/// try await server.run { address in print("Flux Inspector: \(address)") }
+/// ```
+///
+/// It answers `GET` on these paths, and nothing else (any other is 404, whatever
+/// `..`, `%2e` or absolute path it holds: no path reaches the file system):
+///
+/// - `/`: the page; `/inspector.js` and `/inspector.css`: its script and style;
+/// - `/log`: the log as ``LogDocument`` writes it, with what was written since the last request;
+/// - `/events?from=BYTE&line=N`: server-sent events: each `lines` event carries the entries of
+///   lines written after byte `BYTE` (whose first is line `N`), checked about five times a
+///   second; a `reset` event says that the log was cut short or replaced, and the page loads
+///   `/log` again.
+public struct InspectorServer: Sendable {
+  /// The log to serve.
+  public let logPath: String
+  /// The address to listen on: the loopback address unless told otherwise.
+  public let host: String
+  /// The port to listen on; 0 lets the system choose a free one.
+  public let port: Int
+  /// How often `/events` looks at the log's length.
+  let pollInterval: Duration
+
+  /// Creates a server for the log at `logPath`.
+  ///
+  /// - Parameters:
+  ///   - logPath: The log to serve.
+  ///   - host: The address to listen on.
+  ///   - port: The port, or 0 for one that the system chooses.
+  public init(logPath: String, host: String = "127.0.0.1", port: Int = 0) {
+    self.init(logPath: logPath, host: host, port: port, pollInterval: .milliseconds(200))
+  }
+
+  init(logPath: String, host: String, port: Int, pollInterval: Duration) {
+    precondition((0...65535).contains(port), "InspectorServer: the port \(port) is not from 0 to 65535")
+    self.logPath = logPath
+    self.host = host
+    self.port = port
+    self.pollInterval = pollInterval
+  }
+
+  /// Checks the log, listens, calls `onReady` with the page's address, and serves until the task
+  /// is cancelled or the process gets SIGINT or SIGTERM.
+  ///
+  /// - Parameters:
+  ///   - handleSignals: Whether SIGINT and SIGTERM stop the server: for a program, not a test.
+  ///   - onReady: Called once, with the page's address, such as `http://127.0.0.1:8080/`.
+  /// - Throws: An ``InspectorError`` in one line when the log cannot be read, or the address
+  ///   cannot be listened on (a port in use among them).
+  public func run(handleSignals: Bool = false, onReady: @escaping @Sendable (String) -> Void)
+    async throws(InspectorError)
+  {
+    try LogFile.checkReadable(path: logPath)
+    let cache = LogCache(path: logPath)
+    // Read the log while the page is on its way: a long one takes seconds to check.
+    DispatchQueue.global().async { _ = try? cache.document() }
+    var logger = Logger(label: "flux-inspector")
+    logger.logLevel = .critical
+    let host = host
+    let app = Application(
+      router: router(cache: cache),
+      configuration: .init(address: .hostname(host, port: port), serverName: "flux-inspector"),
+      onServerRunning: { channel in
+        let port = channel.localAddress?.port ?? 0
+        let shown = host.contains(":") ? "[\(host)]" : host
+        onReady("http://\(shown):\(port)/")
+      },
+      logger: logger
+    )
+    do {
+      if handleSignals {
+        try await app.runService()
+      } else {
+        try await app.runService(gracefulShutdownSignals: [])
+      }
+    } catch let error as IOError {
+      throw Self.describe(error, host: host, port: port)
+    } catch let error as InspectorError {
+      throw error
+    } catch is CancellationError {
+      return
+    } catch {
+      throw InspectorError("cannot serve on \(host):\(port): \(error)")
+    }
+  }
+
+  static func describe(_ error: IOError, host: String, port: Int) -> InspectorError {
+    switch error.errnoCode {
+    case EADDRINUSE:
+      InspectorError("cannot listen on \(host):\(port): the port is in use; give another with --port, or none")
+    case EADDRNOTAVAIL: InspectorError("cannot listen on \(host):\(port): this machine has no such address")
+    case EACCES:
+      InspectorError("cannot listen on \(host):\(port): permission denied (ports below 1024 need privileges)")
+    default: InspectorError("cannot listen on \(host):\(port): \(LogFile.describe(error.errnoCode))")
+    }
+  }
+
+  /// The routes: these and no others.
+  func router(cache: LogCache) -> Router<BasicRequestContext> {
+    let router = Router()
+    let logPath = logPath
+    let pollInterval = pollInterval
+    router.get("/") { _, _ in Self.text(InspectorPage.html, type: "text/html; charset=utf-8") }
+    router.get("/inspector.js") { _, _ in Self.text(InspectorPage.script, type: "text/javascript; charset=utf-8") }
+    router.get("/inspector.css") { _, _ in Self.text(InspectorPage.style, type: "text/css; charset=utf-8") }
+    router.get("/log") { _, _ in
+      let document = Result { () throws(InspectorError) in try cache.document() }
+      switch document {
+      case .success(let json):
+        return Self.text(json, type: "application/json")
+      case .failure(let error):
+        return Self.text(error.message, type: "text/plain; charset=utf-8", status: .serviceUnavailable)
+      }
+    }
+    router.get("/events") { request, _ in
+      let from = request.uri.queryParameters.get("from", as: Int.self) ?? 0
+      let line = request.uri.queryParameters.get("line", as: Int.self) ?? 1
+      guard from >= 0, line >= 1 else {
+        return Self.text(
+          "from and line must be a byte offset and a line number", type: "text/plain", status: .badRequest)
+      }
+      let follower = LogFollower(path: logPath, offset: from, nextLine: line, interval: pollInterval)
+      var headers = HTTPFields()
+      headers[.contentType] = "text/event-stream"
+      headers[.cacheControl] = "no-store"
+      return Response(
+        status: .ok, headers: headers,
+        body: ResponseBody { writer in
+          // The server stops once every response is done: this one ends when it is asked to.
+          let stop = StopSignal()
+          try await withGracefulShutdownHandler {
+            try await follower.follow(until: stop) { event in
+              try await writer.write(ByteBuffer(string: event))
+            }
+          } onGracefulShutdown: {
+            stop.raise()
+          }
+          try await writer.finish(nil)
+        })
+    }
+    return router
+  }
+
+  private static func text(_ text: String, type: String, status: HTTPResponse.Status = .ok) -> Response {
+    var headers = HTTPFields()
+    headers[.contentType] = type
+    headers[.cacheControl] = "no-store"
+    // The page runs its own script and style only; nothing else of the log may run.
+    headers[.contentSecurityPolicy] = "default-src 'self'; style-src 'self'; img-src 'self' data:"
+    headers[.xContentTypeOptions] = "nosniff"
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+  }
+}
+
+extension HTTPField.Name {
+  fileprivate static let xContentTypeOptions = Self("X-Content-Type-Options")!
+}
+
+/// Follows the log from a byte offset: the lines written since, as server-sent events.
+struct LogFollower: Sendable {
+  let path: String
+  let offset: Int
+  let nextLine: Int
+  let interval: Duration
+  /// How often, when nothing is written, a comment checks that the page is still there.
+  static let keepAlive: Duration = .seconds(5)
+
+  /// Sends events through `send` until the task is cancelled, `stop` is raised, the page goes
+  /// (`send` throws), or the log is cut short, replaced or gone (a `reset` event, then the end).
+  func follow(until stop: StopSignal, _ send: (String) async throws -> Void) async throws {
+    var offset = offset
+    var nextLine = nextLine
+    var identity: LogFile.Identity? = nil
+    var quiet: Duration = .zero
+    try await send("retry: 1000\n\n")
+    while !Task.isCancelled && !stop.isRaised {
+      let now: LogFile.Identity
+      do {
+        now = try LogFile.identity(path: path)
+      } catch {
+        try await send("event: reset\ndata: \(JSONText.string(error.message))\n\n")
+        return
+      }
+      let replaced = identity.map { $0.inode != now.inode || $0.device != now.device } ?? false
+      if replaced || now.size < offset {
+        try await send("event: reset\ndata: \"the log was cut short or replaced\"\n\n")
+        return
+      }
+      identity = identity ?? now
+      if now.size > offset {
+        let contents = try LogFile.read(path: path, from: offset)
+        let lines = LogLines(contents.bytes[...], firstLine: nextLine, includePartialLine: false)
+        if lines.completeBytes > 0 {
+          offset += lines.completeBytes
+          nextLine += lines.completeLines
+          let document = LogDocument.json(path: path, lines: lines, end: offset)
+          try await send("event: lines\ndata: \(document)\n\n")
+          quiet = .zero
+        }
+      }
+      if quiet >= Self.keepAlive {
+        try await send(": still here\n\n")
+        quiet = .zero
+      }
+      try await Task.sleep(for: interval)
+      quiet += interval
+    }
+  }
+}
+
+/// A flag that one task raises and another looks at.
+final class StopSignal: @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var raised = false
+
+  /// Whether ``raise()`` was called.
+  var isRaised: Bool { lock.withLock { raised } }
+
+  /// Raises the flag.
+  func raise() { lock.withLock { raised = true } }
+}

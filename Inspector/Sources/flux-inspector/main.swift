@@ -1,0 +1,42 @@
+import FluxInspector
+import Foundation
+
+// flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html]: see InspectorOptions.
+
+/// Prints `message` to standard error as one line, and exits with `code`.
+func fail(_ message: String, code: Int32 = 1) -> Never {
+  FileHandle.standardError.write(Data("flux-inspector: \(message)\n".utf8))
+  exit(code)
+}
+
+let options: InspectorOptions
+do {
+  options = try InspectorOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+  FileHandle.standardError.write(Data((InspectorOptions.usage + "\n").utf8))
+  fail(error.message, code: 2)
+}
+if options.isHelp {
+  print(InspectorOptions.usage)
+  exit(0)
+}
+
+if let htmlPath = options.htmlPath {
+  do {
+    try InspectorPage.writeSelfContained(logPath: options.logPath, to: htmlPath)
+    print("Wrote \(htmlPath): open it in a browser.")
+    exit(0)
+  } catch {
+    fail(error.message)
+  }
+}
+
+let server = InspectorServer(logPath: options.logPath, host: options.host, port: options.port)
+do {
+  try await server.run(handleSignals: true) { address in
+    // Unbuffered: a script that started the server reads the address at once.
+    FileHandle.standardOutput.write(Data("Flux Inspector: \(address) (\(options.logPath))\n".utf8))
+  }
+} catch {
+  fail(error.message)
+}

@@ -1,0 +1,150 @@
+import FluxInspector
+import Foundation
+import Testing
+
+@Suite("flux-inspector on the command line")
+struct CommandLineTests {
+  @Test func optionsAreRead() throws {
+    let options = try InspectorOptions(arguments: [
+      "s.jsonl", "--port", "8080", "--host", "0.0.0.0", "--html", "r.html",
+    ])
+    #expect(options.logPath == "s.jsonl")
+    #expect(options.port == 8080)
+    #expect(options.host == "0.0.0.0")
+    #expect(options.htmlPath == "r.html")
+    let defaults = try InspectorOptions(arguments: ["s.jsonl"])
+    #expect(defaults.port == 0)
+    #expect(defaults.host == "127.0.0.1")
+    #expect(defaults.htmlPath == nil)
+  }
+
+  @Test(
+    "Wrong arguments are one-line errors",
+    arguments: [
+      ([], "which log? give the path of an action log"),
+      (["s.jsonl", "--port", "70000"], "--port needs a number from 0 to 65535, not 70000"),
+      (["s.jsonl", "--port"], "--port needs a value"),
+      (["s.jsonl", "--verbose"], "unknown option --verbose"),
+      (["a.jsonl", "b.jsonl"], "one log only: a.jsonl and b.jsonl"),
+    ])
+  func wrongArgumentsAreErrors(arguments: [String], message: String) {
+    #expect(throws: InspectorError(message)) { try InspectorOptions(arguments: arguments) }
+  }
+
+  @Test func aMissingLogExitsWithOneLineAndAnError() async throws {
+    let scratch = try Scratch()
+    let run = try await runInspector([scratch.path("missing.jsonl")])
+    #expect(run.status == 1)
+    #expect(run.error == "flux-inspector: no log at \(scratch.path("missing.jsonl")): no such file\n")
+    #expect(run.output.isEmpty)
+  }
+
+  @Test func aPortInUseExitsWithOneLineAndAnError() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", Fixture.line() + "\n")
+    try await withServer(logPath: log) { port throws in
+      let run = try await runInspector([log, "--port", "\(port)"])
+      #expect(run.status == 1)
+      #expect(
+        run.error
+          == "flux-inspector: cannot listen on 127.0.0.1:\(port): the port is in use; give another with --port, or none\n"
+      )
+    }
+  }
+
+  @Test func theProgramPrintsItsAddressAndServes() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", Fixture.line() + "\n")
+    let process = Process()
+    process.executableURL = inspectorExecutable
+    process.arguments = [log]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    defer {
+      process.interrupt()
+      process.waitUntilExit()
+    }
+    let reader = output.fileHandleForReading
+    let printed = try await blocking {
+      var printed = Data()
+      while !printed.contains(UInt8(ascii: "\n")) {
+        let chunk = reader.availableData
+        if chunk.isEmpty { break }
+        printed += chunk
+      }
+      return printed
+    }
+    let line = String(decoding: printed, as: UTF8.self)
+    #expect(line.hasPrefix("Flux Inspector: http://127.0.0.1:"))
+    #expect(line.hasSuffix("/ (\(log))\n"))
+    let port = try #require(Int(line.split(separator: ":")[3].prefix { $0.isNumber }))
+    #expect(try await fetch("/log", port: port).body.contains(#""line":1"#))
+  }
+
+  @Test func theProgramStopsOnSIGINTWhileAPageFollowsTheLog() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", Fixture.line() + "\n")
+    let process = Process()
+    process.executableURL = inspectorExecutable
+    process.arguments = [log]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let reader = output.fileHandleForReading
+    let line = try await blocking { String(decoding: reader.availableData, as: UTF8.self) }
+    let port = try #require(Int(line.split(separator: ":")[3].prefix { $0.isNumber }))
+    let events = try Connection(port: port)
+    events.send("/events?from=0&line=1")
+    #expect(await events.read(until: "retry:").contains("text/event-stream"))
+    process.interrupt()
+    // Not a measure of speed: a server that waits for the page to go never stops.
+    let stopped = try await blocking {
+      let deadline = Date().addingTimeInterval(60)
+      while process.isRunning && Date() < deadline { usleep(50_000) }
+      return !process.isRunning
+    }
+    // It would not stop on SIGTERM either, for the same reason.
+    if !stopped { kill(process.processIdentifier, SIGKILL) }
+    #expect(stopped, "the server still ran a minute after SIGINT")
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+  }
+
+  @Test func htmlWritesOneSelfContainedFile() async throws {
+    let scratch = try Scratch()
+    let sneaky = Fixture.line(action: #"{"rename":{"_0":"</script><script>alert(1)</script>"}}"#)
+    let log = try scratch.write("session.jsonl", Fixture.line() + "\n" + sneaky + "\n{broken\n")
+    let report = scratch.path("report.html")
+    try scratch.write("report.html", "an older report")
+    let run = try await runInspector([log, "--html", report])
+    #expect(run.status == 0)
+    #expect(run.output == "Wrote \(report): open it in a browser.\n")
+    let html = try String(contentsOfFile: report, encoding: .utf8)
+    #expect(!html.contains(#"src="inspector.js""#))
+    #expect(!html.contains(#"href="inspector.css""#))
+    #expect(html.contains("<style>"))
+    #expect(html.contains(#"<script id="flux-log" type="application/json">"#))
+    #expect(html.contains("EventSource"))
+    // The data cannot end its script element: every "<" in it is escaped.
+    #expect(html.components(separatedBy: "</script>").count == 3)
+    #expect(html.contains(#"\u003cscript>alert(1)"#))
+    #expect(html.contains(#""line":3,"error":"#))
+    // Nothing else is left in the folder: the file was written aside and renamed.
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted() == [
+        "report.html", "session.jsonl",
+      ])
+  }
+
+  @Test func htmlToAFolderThatIsNotThereFailsInWords() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", Fixture.line() + "\n")
+    let run = try await runInspector([log, "--html", scratch.path("nowhere/report.html")])
+    #expect(run.status == 1)
+    #expect(
+      run.error
+        == "flux-inspector: cannot write \(scratch.path("nowhere/report.html")): the folder \(scratch.path("nowhere")) does not exist\n"
+    )
+  }
+}

@@ -1,0 +1,65 @@
+"""Action logs for the browser tests, written as the log writer writes them (keys sorted, one
+JSON object per line): a small one with every optional field, and a large one."""
+
+import json
+from datetime import datetime, timedelta, timezone
+
+
+def _line(fields):
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def _time(start, milliseconds):
+    moment = start + timedelta(milliseconds=milliseconds)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+START = datetime(2026, 11, 23, 3, 7, 49, tzinfo=timezone.utc)
+
+
+def with_every_field():
+    """A counter store and a settings store: snapshots of the state, a sequence, holds, a
+    cancellation with its middleware, and one global dispatch to both stores."""
+    lines = []
+    count = 0
+    sequence = 0
+
+    def add(fields):
+        nonlocal sequence
+        sequence += 1
+        fields["sequence"] = sequence
+        fields["time"] = _time(START, sequence * 7)
+        lines.append(_line(fields))
+
+    for amount in (2, 3):
+        count += amount
+        add({"store": "counter", "outcome": "committed", "durationNanoseconds": 1500 + amount * 100,
+             "action": {"add": {"_0": amount}}, "state": {"count": count, "history": [count]}})
+    add({"store": "settings", "outcome": "committed", "durationNanoseconds": 4200,
+         "action": {"rename": {"title": "Kitchen"}}, "state": {"title": "Kitchen", "dark": False}})
+    add({"store": "counter", "outcome": "cancelled", "cancelledBy": "RateLimiter",
+         "action": {"add": {"_0": 100}}, "holds": [{"middleware": "RateLimiter", "nanoseconds": 2500000}]})
+    count = 0
+    for store, state in (("counter", {"count": 0, "history": []}), ("settings", {"title": "Kitchen", "dark": True})):
+        add({"store": store, "outcome": "committed", "durationNanoseconds": 900, "dispatch": "d-1",
+             "action": {"reset": {}}, "state": state})
+    add({"store": "counter", "outcome": "committed", "durationNanoseconds": 1800,
+         "holds": [{"middleware": "Authorizer", "nanoseconds": 1200000}],
+         "action": {"add": {"_0": 5}}, "state": {"count": 5, "history": [5]}})
+    return "".join(lines)
+
+
+def many(count):
+    """`count` actions of three stores, without state, as a long session writes them."""
+    stores = ("counter", "todos", "settings")
+    lines = []
+    for index in range(count):
+        store = stores[index % 3]
+        if index % 50 == 49:
+            lines.append(_line({"store": store, "outcome": "cancelled", "time": _time(START, index),
+                                "action": {"remove": {"_0": index}}, "sequence": index + 1}))
+        else:
+            lines.append(_line({"store": store, "outcome": "committed", "time": _time(START, index),
+                                "durationNanoseconds": 800 + (index * 7919) % 40000,
+                                "action": {"add": {"_0": index}}, "sequence": index + 1}))
+    return "".join(lines)
