@@ -9,6 +9,12 @@
 /// The action log on disk: read whole, or from a byte offset on, and told apart from a file
 /// put in its place.
 ///
+/// A log that is still being recorded is read where it is being written: ``ActionLogOutput``'s
+/// file output writes beside its file, to `NAME.partial-…`, and renames that into place when
+/// the recording ends (rename keeps the file, so a page that follows it sees no change). While
+/// such a file is newer than the one at the path, or the path holds nothing yet, that file is
+/// the log (``recording(path:)``).
+///
 /// Only a regular file is a log: a directory, a FIFO or a device at the path is refused with
 /// an error that says so, before anything reads from it (reading a FIFO would wait for a
 /// writer).
@@ -37,6 +43,7 @@ public enum LogFile {
   /// - Returns: The file, its inode and its length.
   /// - Throws: An ``InspectorError`` when nothing is there, or something that is not a regular file.
   public static func identity(path: String) throws(InspectorError) -> Identity {
+    let path = recording(path: path)
     var info = stat()
     guard stat(path, &info) == 0 else { throw cannotOpen(path, errno: errno) }
     try checkRegular(info, path: path)
@@ -61,6 +68,7 @@ public enum LogFile {
   /// - Returns: The bytes and the file they came from.
   /// - Throws: An ``InspectorError`` naming the cause when the file cannot be opened or read.
   public static func read(path: String, from offset: Int = 0) throws(InspectorError) -> Contents {
+    let path = recording(path: path)
     let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else { throw cannotOpen(path, errno: errno) }
     defer { close(descriptor) }
@@ -85,6 +93,47 @@ public enum LogFile {
     }
     bytes.removeLast(count - done)
     return Contents(bytes: bytes, identity: identity)
+  }
+
+  /// The file that holds the log of `path` now: the newest regular file named
+  /// `NAME.partial-…` beside it (the recording that an ``ActionLogOutput`` file output is
+  /// writing) when it is newer than the file at `path` or nothing is there yet; `path` itself
+  /// otherwise.
+  ///
+  /// - Parameter path: The log's path, as given.
+  /// - Returns: The path to read.
+  public static func recording(path: String) -> String {
+    let slash = path.lastIndex(of: "/")
+    let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".partial-"
+    guard let directory = opendir(folder) else { return path }
+    defer { closedir(directory) }
+    var newest: (path: String, time: timespec)? = nil
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      guard name.hasPrefix(prefix) else { continue }
+      let candidate = folder == "/" ? "/" + name : folder + "/" + name
+      var info = stat()
+      guard stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+      let time = modified(info)
+      if newest.map({ isLater(time, than: $0.time) }) ?? true { newest = (candidate, time) }
+    }
+    guard let newest else { return path }
+    var info = stat()
+    guard stat(path, &info) == 0 else { return newest.path }
+    return isLater(newest.time, than: modified(info)) ? newest.path : path
+  }
+
+  private static func modified(_ info: stat) -> timespec {
+    #if canImport(Darwin)
+      info.st_mtimespec
+    #else
+      info.st_mtim
+    #endif
+  }
+
+  private static func isLater(_ a: timespec, than b: timespec) -> Bool {
+    a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec
   }
 
   private static func checkRegular(_ info: stat, path: String) throws(InspectorError) {

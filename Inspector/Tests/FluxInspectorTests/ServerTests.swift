@@ -188,6 +188,39 @@ struct StartTests {
   }
 }
 
+@Suite("A log still being recorded")
+struct RecordingInProgressTests {
+  @Test func aRecordingWrittenAsideIsFollowedAndStaysFollowedOnceRenamedIntoPlace() async throws {
+    let scratch = try Scratch()
+    let log = scratch.path("session.jsonl")
+    // The file output of an action log writes here until the recording ends.
+    let aside = try scratch.write("session.jsonl.partial-k3x", Fixture.line(store: "a") + "\n")
+    #expect(LogFile.recording(path: log) == aside)
+    try await withServer(logPath: log) { port throws in
+      #expect(try await fetch("/log", port: port).body.contains(#"\"store\":\"a\""#))
+      let handle = try #require(FileHandle(forWritingAtPath: aside))
+      handle.seekToEndOfFile()
+      handle.write(Data((Fixture.line(store: "b") + "\n").utf8))
+      try handle.close()
+      #expect(try await fetch("/log", port: port).body.contains(#"\"store\":\"b\""#))
+      // The recording ends: the same file, renamed into place.
+      #expect(rename(aside, log) == 0)
+      let ended = try await fetch("/log", port: port).body
+      #expect(ended.contains(#""lines":2,"#) && ended.contains(#"\"store\":\"a\""#))
+    }
+  }
+
+  @Test func anOlderFileBesideTheLogIsNotTakenForItsRecording() throws {
+    let scratch = try Scratch()
+    let aside = try scratch.write("session.jsonl.partial-old", Fixture.line(store: "old") + "\n")
+    var past = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+    #expect(utimensat(AT_FDCWD, aside, &past, 0) == 0)
+    let log = try scratch.write("session.jsonl", Fixture.line(store: "new") + "\n")
+    #expect(LogFile.recording(path: log) == log)
+    #expect(LogFile.recording(path: scratch.path("other.jsonl")) == scratch.path("other.jsonl"))
+  }
+}
+
 @Suite("The log is read once, then from where it was left")
 struct LogCacheTests {
   @Test func linesAppendedAreAddedAndAFileInTheLogsPlaceIsReadWhole() throws {
