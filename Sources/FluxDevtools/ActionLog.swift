@@ -146,7 +146,9 @@ public final class ActionLog: Sendable {
     do {
       text = try line.encoded()
     } catch {
-      text = Self.withoutState(line, failure: error) ?? Self.errorLine(label: label, sequence: sequence, action: Action.self, error)
+      text =
+        Self.withoutState(line, failure: error)
+        ?? Self.errorLine(label: label, sequence: sequence, action: Action.self, error)
     }
     write(lock.withLock { turns.fill(turn, with: text) }, until: turn)
   }
@@ -165,7 +167,8 @@ public final class ActionLog: Sendable {
   private static func errorLine<Action>(
     label: String, sequence: UInt64?, action: Action.Type, _ error: any Error
   ) -> String {
-    let report = ErrorLine(error: "the action \(Action.self) could not be encoded: \(error)", store: label, sequence: sequence)
+    let report = ErrorLine(
+      error: "the action \(Action.self) could not be encoded: \(error)", store: label, sequence: sequence)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     return ((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n"

@@ -45,3 +45,25 @@ extension Recording.Entry {
     }
   }
 }
+
+extension Recording {
+  /// Checks that the lines that carry a `sequence` come in its order, as the log wrote them: a
+  /// log whose lines were reordered (sorted by time, merged from pieces) would replay out of
+  /// order.
+  ///
+  /// - Throws: A ``RecordingError`` naming the first line whose `sequence` does not follow the
+  ///   one before.
+  func checkSequence() throws(RecordingError) {
+    var previous: (line: Int, sequence: UInt64)?
+    for entry in entries {
+      guard let sequence = entry.sequence else { continue }
+      if let previous, sequence <= previous.sequence {
+        throw RecordingError(
+          line: entry.line,
+          "\"sequence\" is \(sequence), after \(previous.sequence) on line \(previous.line): the lines are out of the order the log wrote them in"
+        )
+      }
+      previous = (entry.line, sequence)
+    }
+  }
+}

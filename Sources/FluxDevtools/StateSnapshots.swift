@@ -32,14 +32,16 @@ public struct StateSnapshots<State: FluxCore.State>: Sendable {
   ///
   /// - Parameter snapshot: Reads the state, on the store's executor, right after a commit.
   /// - Returns: The way of writing states.
-  public static func encoding<Snapshot: Encodable & Sendable>(_ snapshot: @escaping @Sendable (State) -> Snapshot) -> Self {
+  public static func encoding<Snapshot: Encodable & Sendable>(_ snapshot: @escaping @Sendable (State) -> Snapshot)
+    -> Self
+  {
     Self(take: { snapshot($0) })
   }
 }
 
 extension StateSnapshots where State: Snapshotting {
   /// Writes the state's ``Snapshotting/snapshot``: what ``TimeTravel`` restores, so that it can
-  /// read the states back from the log (``TimeTravel/init(_:label:)``).
+  /// read the states back from the log (``TimeTravel/init(_:label:from:)``).
   public static var snapshot: Self {
     .encoding { $0.snapshot }
   }

@@ -1,5 +1,6 @@
-@testable import FluxCore
 import Testing
+
+@testable import FluxCore
 
 @Suite("ActionTrace")
 struct ActionTraceTests {

@@ -83,7 +83,8 @@ struct ActionLogFieldsTests {
       ])
     store.actions.dispatch(action: .add(3))
     #expect(lines.all.first?.contains(#""state":{"count":3,"double":6}"#) == true)
-    #expect(try Recording(jsonLines: lines.text).entries.first?.state(as: [String: Int].self) == ["count": 3, "double": 6])
+    #expect(
+      try Recording(jsonLines: lines.text).entries.first?.state(as: [String: Int].self) == ["count": 3, "double": 6])
   }
 
   @Test("a state that cannot be encoded leaves the line readable, with `stateError` instead of `state`")
@@ -142,6 +143,64 @@ struct ActionLogFieldsTests {
     #expect(entry.dispatch != nil)
     #expect(entry.cancelledBy == nil)
     withExtendedLifetime(store) {}
+  }
+  @Test("TimeTravel reads the states a log wrote, with no mutations, and they match the committed ones")
+  func timeTravelFromRecordedStates() async throws {
+    let lines = Lines()
+    let log = ActionLog(output: lines.output)
+    let stores = ["a", "b"].map { label in
+      Store<CounterState>(
+        state: .init(), mutations: .init(), executor: .immediate,
+        middlewares: [AnyMiddleware(NoNegativeAmounts()), log.middleware(label: label, snapshots: .snapshot)])
+    }
+    stores[0].actions.dispatch(action: .add(2))
+    stores[1].actions.dispatch(action: .set(10))
+    stores[0].actions.dispatch(action: .add(-5))
+    stores[0].actions.dispatch(action: .add(3))
+    let recording = try Recording(jsonLines: lines.text)
+    let read = try TimeTravel(recording, label: "a", from: CounterState())
+    let replayed = try TimeTravel(recording, label: "a", from: CounterState(), mutations: .init())
+    #expect(read.snapshots == [0, 2, 2, 2, 5])
+    #expect(read.snapshots == replayed.snapshots)
+    let store = Store<CounterState>(state: .init(), mutations: .init(), executor: .immediate)
+    #expect(await read.goTo(4, in: store))
+    #expect(store.computed.count.value == 5)
+  }
+
+  @Test("TimeTravel from recorded states names a committed line that has no state")
+  func timeTravelNeedsStates() throws {
+    let text = #"{"action":{"add":{"_0":2}},"outcome":"committed","store":"a","time":"2026-11-23T03:07:49.123Z"}"#
+    let error = #expect(throws: RecordingError.self) {
+      try TimeTravel(try Recording(jsonLines: text), label: "a", from: CounterState())
+    }
+    #expect(error?.line == 1)
+    #expect(error?.description.contains(#"no "state""#) == true)
+  }
+
+  @Test("Replay and TimeTravel refuse a log whose lines are out of their `sequence`, naming the line")
+  func outOfSequence() async throws {
+    let lines = Lines()
+    let log = ActionLog(output: lines.output, fields: .sequence)
+    let store = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "a")])
+    for amount in 1...3 { store.actions.dispatch(action: .add(amount)) }
+    var swapped = lines.all
+    swapped.swapAt(1, 2)
+    let recording = try Recording(jsonLines: swapped.joined())
+    let target = Store<CounterState>(state: .init(), mutations: .init(), executor: .immediate)
+    let replay = Replay(recording)
+    replay.route("a", to: target.actions)
+    let error = await #expect(throws: RecordingError.self) { try await replay.run() }
+    #expect(error?.line == 3)
+    #expect(target.computed.count.value == 0)  // nothing dispatched
+    #expect(throws: RecordingError.self) {
+      try TimeTravel(recording, label: "a", from: CounterState(), mutations: .init())
+    }
+    // In order, it replays.
+    let inOrder = Replay(try Recording(jsonLines: lines.text))
+    inOrder.route("a", to: target.actions)
+    #expect(try await inOrder.run() == 3)
+    #expect(target.computed.count.value == 6)
   }
 }
 

@@ -50,7 +50,8 @@ struct ActionLogTraceTests {
     // Held at least as long as the test waited before deciding.
     #expect(try #require(entry.holds.first).nanoseconds >= 2_000_000)
     #expect(entry.cancelledBy == nil)
-    #expect(lines.all.first?.contains(#""holds":[{"middleware":"HoldingMiddleware<HoldProceed>","nanoseconds":"#) == true)
+    #expect(
+      lines.all.first?.contains(#""holds":[{"middleware":"HoldingMiddleware<HoldProceed>","nanoseconds":"#) == true)
   }
 
   @Test("inv14: a middleware that holds, then cancels, is named in `holds` and in `cancelledBy`")
@@ -113,7 +114,8 @@ struct ActionLogTraceTests {
       let log = ActionLog(output: lines.output, fields: .all)
       let stores = (0..<3).map { index in
         Store<TaggedState<Race>>(
-          state: .init(), mutations: .init(), executor: index == 0 ? .immediate : .queue(DispatchQueue(label: "r\(index)")),
+          state: .init(), mutations: .init(),
+          executor: index == 0 ? .immediate : .queue(DispatchQueue(label: "r\(index)")),
           middlewares: [log.middleware(label: "s\(index)", snapshots: .snapshot)])
       }
       DispatchQueue.concurrentPerform(iterations: 4) { thread in

@@ -1,3 +1,5 @@
+import Dispatch
+
 #if canImport(Darwin)
   import Darwin
 #elseif canImport(Glibc)
@@ -7,7 +9,6 @@
 #elseif canImport(Bionic)
   import Bionic
 #endif
-import Dispatch
 
 /// What happened to one action on its way through a store's middleware, for a middleware that
 /// asked to see it (``AnyMiddleware/tracingActions()``): the global dispatch it came from, the
