@@ -52,7 +52,7 @@ enum Session {
     var log: ActionLog?
     if let path = options.record {
       do {
-        log = ActionLog(output: try .file(URL(fileURLWithPath: path)))
+        log = ActionLog(output: try .file(URL(fileURLWithPath: path)), fields: .all)
       } catch {
         throw CommandError("cannot record to \(path): \(error.localizedDescription)")
       }

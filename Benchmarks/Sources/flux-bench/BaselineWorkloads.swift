@@ -24,6 +24,7 @@ enum BaselineWorkloads {
     case .w11: return sends(observers: 1, tally: tally)
     // The target of a global dispatch to one store is the store's own kept `store.actions`.
     case .w12: return FluxWorkloads.keptStoreActions(tally: tally)
+    case .w13, .w14: return LogWorkloads.unlogged(tally: tally)  // the log's cost: the same store, unlogged
     }
   }
 

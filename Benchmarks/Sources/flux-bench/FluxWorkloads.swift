@@ -18,6 +18,7 @@ enum FluxWorkloads {
     case .w9: preconditionFailure("W9 runs through memory(tally:)")
     case .w11: return observeOnImmediate(tally: tally)
     case .w12: return globalDispatchToOneStore(tally: tally)
+    case .w13, .w14: return LogWorkloads.prepare(workload, tally: tally)
     }
   }
 
