@@ -260,14 +260,4 @@ final class HoldingMiddleware<Tag>: Middleware, @unchecked Sendable {
   func take() -> Proceed? {
     lock.withLock { proceeds.isEmpty ? nil : proceeds.removeFirst() }
   }
-
-  /// Waits until a `Proceed` is there, and takes it.
-  func waitAndTake(seconds: Double = 10) -> Proceed? {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if let proceed = take() { return proceed }
-      Thread.sleep(forTimeInterval: 0.001)
-    }
-    return nil
-  }
 }

@@ -88,23 +88,24 @@ struct ActionLogTraceTests {
   }
 
   @Test("inv14: a held action whose last `Proceed` is let go undecided is cancelled by the middleware that held it")
-  func abandonedHold() async throws {
+  func abandonedHold() throws {
     let lines = Lines()
     let log = ActionLog(output: lines.output, fields: .all)
     let holder = HoldingMiddleware<Abandoned>()
     let store = Store<TaggedState<Abandoned>>(
       state: .init(), mutations: .init(), executor: .immediate,
       middlewares: [AnyMiddleware(holder), log.middleware(label: "a")])
-    async let committed = store.actions.dispatchAndWait(action: .add(1))
-    var proceed = holder.waitAndTake()
+    store.actions.dispatch(action: .add(1))  // intercepted inline, on `.immediate`: held now
+    var proceed = holder.take()
     #expect(proceed != nil)
-    proceed = nil  // the last copy: nobody can decide any more
-    #expect(await committed == false)
+    proceed = nil  // the last copy: nobody can decide any more; a worker thread drains the cancellation
+    #expect(lines.waitForCount(1))
     log.flush()
     let entry = try #require(try Recording(jsonLines: lines.text).entries.first)
+    #expect(entry.outcome == .cancelled)
     #expect(entry.cancelledBy == "HoldingMiddleware<Abandoned>")
     #expect(entry.holds.map(\.middleware) == ["HoldingMiddleware<Abandoned>"])
-    withExtendedLifetime(proceed) {}
+    withExtendedLifetime((proceed, store)) {}
   }
 
   @Test("several threads: `sequence` strictly increasing, and each global dispatch's lines share one id")
