@@ -32,6 +32,7 @@ struct ActionLogFieldsTests {
     let recording = try Recording(jsonLines: lines.text)
     #expect(recording.entries.allSatisfy { $0.sequence == nil && $0.holds.isEmpty && !$0.hasState })
     #expect(recording.entries.allSatisfy { $0.cancelledBy == nil && $0.dispatch == nil })
+    withExtendedLifetime(store) {}  // optimized builds free a store after its last use
   }
 
   @Test("snapshots off: every field but the state, and no `state` key on any line")
@@ -43,6 +44,7 @@ struct ActionLogFieldsTests {
     for amount in 1...3 { store.actions.dispatch(action: .add(amount)) }
     #expect(try Self.keys(lines.all).allSatisfy { !$0.contains("state") && $0.contains("sequence") })
     #expect(try Recording(jsonLines: lines.text).entries.allSatisfy { !$0.hasState })
+    withExtendedLifetime(store) {}  // optimized builds free a store after its last use
   }
 
   @Test("`sequence` counts the lines from 1 and reads back")
@@ -55,6 +57,7 @@ struct ActionLogFieldsTests {
     for amount in [1, -2, 3] { store.actions.dispatch(action: .add(amount)) }
     #expect(lines.all.allSatisfy { $0.contains(#""sequence":"#) })
     #expect(try Recording(jsonLines: lines.text).entries.map(\.sequence) == [1, 2, 3])
+    withExtendedLifetime(store) {}  // optimized builds free a store after its last use
   }
 
   @Test("`state` holds the snapshot after each commit, not on cancelled lines, and reads back")
@@ -70,6 +73,7 @@ struct ActionLogFieldsTests {
     #expect(recording.entries.map(\.hasState) == [true, false, true])
     #expect(try recording.entries.map { try $0.state(as: Int.self) } == [2, nil, 7])
     #expect(throws: RecordingError.self) { try recording.entries[0].state(as: String.self) }
+    withExtendedLifetime(store) {}  // optimized builds free a store after its last use
   }
 
   @Test("`state` through a snapshot function of the user's")
@@ -85,6 +89,7 @@ struct ActionLogFieldsTests {
     #expect(lines.all.first?.contains(#""state":{"count":3,"double":6}"#) == true)
     #expect(
       try Recording(jsonLines: lines.text).entries.first?.state(as: [String: Int].self) == ["count": 3, "double": 6])
+    withExtendedLifetime(store) {}  // optimized builds free a store after its last use
   }
 
   @Test("a state that cannot be encoded leaves the line readable, with `stateError` instead of `state`")
@@ -97,6 +102,7 @@ struct ActionLogFieldsTests {
     store.actions.dispatch(action: .add(3))
     #expect(try Self.keys(lines.all) == [["action", "durationNanoseconds", "outcome", "store", "stateError", "time"]])
     #expect(try Recording(jsonLines: lines.text).entries.map { try $0.action(as: CounterAction.self) } == [.add(3)])
+    withExtendedLifetime(store) {}  // optimized builds free a store after its last use
   }
 
   @Test("logs written before the fields existed still read, with none of them")
@@ -165,6 +171,7 @@ struct ActionLogFieldsTests {
     let store = Store<CounterState>(state: .init(), mutations: .init(), executor: .immediate)
     #expect(await read.goTo(4, in: store))
     #expect(store.computed.count.value == 5)
+    withExtendedLifetime(stores) {}  // optimized builds free a store after its last use
   }
 
   @Test("TimeTravel from recorded states names a committed line that has no state")
@@ -201,6 +208,7 @@ struct ActionLogFieldsTests {
     inOrder.route("a", to: target.actions)
     #expect(try await inOrder.run() == 3)
     #expect(target.computed.count.value == 6)
+    withExtendedLifetime(store) {}  // optimized builds free a store after its last use
   }
 }
 

@@ -28,6 +28,7 @@ struct ActionLogTraceTests {
     #expect(first[0] != second[0])
     #expect(Set(try #require(byAction["add(1)"]).map(\.store)) == ["s0", "s1", "s2"])
     #expect(byAction["add(3)"]?.map(\.dispatch) == [nil, nil, nil])
+    withExtendedLifetime(stores) {}  // optimized builds free a store after its last use
   }
 
   @Test("inv14: a middleware that holds, then proceeds, is named in `holds`, with how long it held")
@@ -52,6 +53,7 @@ struct ActionLogTraceTests {
     #expect(entry.cancelledBy == nil)
     #expect(
       lines.all.first?.contains(#""holds":[{"middleware":"HoldingMiddleware<HoldProceed>","nanoseconds":"#) == true)
+    withExtendedLifetime(store) {}  // optimized builds free a store after its last use
   }
 
   @Test("inv14: a middleware that holds, then cancels, is named in `holds` and in `cancelledBy`")
@@ -71,6 +73,7 @@ struct ActionLogTraceTests {
     #expect(entry.holds.map(\.middleware) == ["HoldingMiddleware<HoldCancel>"])
     #expect(entry.cancelledBy == "HoldingMiddleware<HoldCancel>")
     #expect(entry.dispatch == nil && entry.sequence == nil)
+    withExtendedLifetime(store) {}  // optimized builds free a store after its last use
   }
 
   @Test("a middleware that cancels within its interception is `cancelledBy`, with no hold")
@@ -85,6 +88,7 @@ struct ActionLogTraceTests {
     let entries = try Recording(jsonLines: lines.text).entries
     #expect(entries.map(\.cancelledBy) == ["NoNegativeTagged<CancelAtOnce>", nil])
     #expect(entries.allSatisfy { $0.holds.isEmpty })
+    withExtendedLifetime(store) {}  // optimized builds free a store after its last use
   }
 
   @Test("inv14: a held action whose last `Proceed` is let go undecided is cancelled by the middleware that held it")
