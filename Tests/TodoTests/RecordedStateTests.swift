@@ -31,7 +31,7 @@ extension ListStoreSuites {
       #expect(Set(cleared.map(\.store)) == ["list:Inbox", "list:Work"])
       #expect(cleared.allSatisfy { $0.dispatch != nil } && Set(cleared.map(\.dispatch)).count == 1)
       #expect(entries.map(\.sequence) == (1...entries.count).map { UInt64($0) })
+      withExtendedLifetime(board) {}  // optimized builds free a store after its last use
     }
-    withExtendedLifetime(board) {}  // optimized builds free a store after its last use
   }
 }
