@@ -18,6 +18,7 @@ let package = Package(
         "MallocCounter",
         .product(name: "FluxCore", package: "Flux"),
         .product(name: "FluxReactive", package: "Flux"),
+        .product(name: "FluxDevtools", package: "Flux"),
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "OpenCombineDispatch", package: "OpenCombine"),
       ]

@@ -55,7 +55,7 @@ final class Board {
     self.executor = executor
     board = Store(
       state: .init(firstList: firstList), mutations: .init(), executor: executor,
-      middlewares: log.map { [$0.middleware(label: Self.boardLabel)] } ?? [])
+      middlewares: log.map { [$0.middleware(label: Self.boardLabel, snapshots: .encoding(\.recorded))] } ?? [])
     saving = Store(state: .init(), mutations: .init(), executor: executor)
     saving.computed.statusLine.bind(to: statusLine, \.message, on: executor)
     // The list stores follow the board's state: made when a list comes, freed when it goes.
@@ -184,7 +184,7 @@ final class Board {
     let label = Self.listLabelPrefix + entry.name
     let store = Store<TodoListState>(
       state: .init(name: entry.name), mutations: .init(), executor: executor,
-      middlewares: log.map { [$0.middleware(label: label)] } ?? [])
+      middlewares: log.map { [$0.middleware(label: label, snapshots: .snapshot)] } ?? [])
     let view = ListView()
     view.name = store.computed.name
     // A KeyPath binding: the computed signal keeps the view's items up to date, until the view

@@ -3,13 +3,13 @@ import FluxReactive
 
 /// One list of the board: its name, and an identity that a list of the same name made later
 /// does not share.
-struct ListEntry: Equatable, Sendable {
+struct ListEntry: Codable, Equatable, Sendable {
   let id: Int
   let name: String
 }
 
 /// Which lists there are, and which one item commands work on.
-struct Lists: Equatable, Sendable {
+struct Lists: Codable, Equatable, Sendable {
   var entries: [ListEntry]
   var current: String
   var nextID: Int
@@ -51,6 +51,11 @@ final class BoardState: State, CustomStringConvertible {
 
   init(firstList: String) {
     lists = Variable(Lists(first: firstList))
+  }
+
+  /// What `--record` writes as the board's state after each commit.
+  var recorded: Lists {
+    lists.value
   }
 
   /// What `--log` prints after each commit.

@@ -35,8 +35,14 @@ import Foundation
 ///
 /// Lines still on the log's queue are lost if the process exits first: call ``flush()`` before
 /// it does, or ``finish()``, which a file output needs to put its file in place.
+///
+/// A log writes more for a viewer when asked: the line's number, the middleware that held or
+/// cancelled the action, the global dispatch it came from (``Fields``), and the state after each
+/// commit (``middleware(label:for:snapshots:)``).
 public final class ActionLog: Sendable {
   private let output: ActionLogOutput
+  /// The optional fields this log writes.
+  public let fields: Fields
   private let lock = Lock()
   // Guarded by `lock`.
   nonisolated(unsafe) private var turns = Turns()
@@ -48,6 +54,21 @@ public final class ActionLog: Sendable {
   /// - Parameter output: Where the lines go.
   public init(output: ActionLogOutput) {
     self.output = output
+    self.fields = []
+  }
+
+  /// Creates a log that writes to `output`, with the optional `fields` on each line.
+  ///
+  /// ```swift
+  /// let log = ActionLog(output: try .file(URL(fileURLWithPath: "session.jsonl")), fields: .all)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - output: Where the lines go.
+  ///   - fields: The optional fields to write; see ``Fields``.
+  public init(output: ActionLogOutput, fields: Fields) {
+    self.output = output
+    self.fields = fields
   }
 
   /// A middleware that writes the actions of one store to this log, under `label`.
@@ -61,7 +82,42 @@ public final class ActionLog: Sendable {
   public func middleware<State: FluxCore.State>(label: String, for state: State.Type = State.self)
     -> AnyMiddleware<State> where State.Action: Encodable
   {
-    AnyMiddleware(ActionLogMiddleware<State>(log: self, label: label))
+    wrap(ActionLogMiddleware<State>(log: self, label: label, snapshots: nil))
+  }
+
+  /// A middleware that writes the actions of one store to this log, under `label`, with the
+  /// state after each commit as the `state` field of its committed lines.
+  ///
+  /// ```swift
+  /// let store = Store<CounterState>(
+  ///   state: .init(), mutations: .init(), executor: .mainThread,
+  ///   middlewares: [log.middleware(label: "counter", snapshots: .snapshot)])
+  /// store.actions.add(2)
+  /// // {"action":{"add":{"_0":2}},"durationNanoseconds":2125,"outcome":"committed","state":2,…}
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - label: The name of the store in the log; ``Replay`` finds the store again by it.
+  ///   - state: The state type of the store; usually inferred.
+  ///   - snapshots: How to write the state: ``StateSnapshots/snapshot`` for a state that is
+  ///     ``Snapshotting``, or ``StateSnapshots/encoding(_:)`` with a function of yours.
+  /// - Returns: A middleware for the store's list.
+  public func middleware<State: FluxCore.State>(
+    label: String, for state: State.Type = State.self, snapshots: StateSnapshots<State>
+  ) -> AnyMiddleware<State> where State.Action: Encodable {
+    wrap(ActionLogMiddleware<State>(log: self, label: label, snapshots: snapshots))
+  }
+
+  /// The middleware for a store's list: one that its store traces actions for if this log writes
+  /// a field that needs it.
+  private func wrap<State: FluxCore.State>(_ middleware: ActionLogMiddleware<State>) -> AnyMiddleware<State> {
+    let wrapped = AnyMiddleware(middleware)
+    return fields.isDisjoint(with: .traced) ? wrapped : wrapped.tracingActions()
+  }
+
+  /// Whether this log writes a field read from an action's trace.
+  var readsTraces: Bool {
+    !fields.isDisjoint(with: .traced)
   }
 
   /// Writes the line of an action that just ended.
@@ -71,21 +127,51 @@ public final class ActionLog: Sendable {
   /// writing writes the lines that are ready up to its own, in turn order, outside the lock too
   /// (``write(_:until:)``): the output may dispatch to a store that logs here, whose line is then
   /// written after the current one.
-  func append<Action: Encodable>(label: String, outcome: ActionOutcome, duration: UInt64?, action: Action) {
+  ///
+  /// `state`: the snapshot to write, for a committed line of a middleware made with snapshots;
+  /// `trace`: the action's trace, if its store made one and this log reads it.
+  func append<Action: Encodable>(
+    label: String, outcome: ActionOutcome, duration: UInt64?, action: Action, state: (any Encodable)? = nil,
+    trace: ActionTrace? = nil
+  ) {
     let (turn, date) = lock.withLock { (turns.take(), Date()) }
-    let line = ActionLogLine(
+    var line = ActionLogLine(
       store: label, time: LogTime.string(from: date), outcome: outcome, durationNanoseconds: duration,
       action: action)
+    let sequence = fields.contains(.sequence) ? turn &+ 1 : nil
+    line.sequence = sequence
+    if let trace { line.trace(trace, fields: fields, outcome: outcome) }
+    line.state = state.map(EncodedState.init)
     let text: String
     do {
       text = try line.encoded()
     } catch {
-      let report = ["error": "the action \(Action.self) could not be encoded: \(error)", "store": label]
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys]
-      text = ((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n"
+      text =
+        Self.withoutState(line, failure: error)
+        ?? Self.errorLine(label: label, sequence: sequence, action: Action.self, error)
     }
     write(lock.withLock { turns.fill(turn, with: text) }, until: turn)
+  }
+
+  /// `line` without its state, and with `stateError` naming `failure`, if it had a state and is
+  /// fine without it.
+  private static func withoutState<Action>(_ line: ActionLogLine<Action>, failure: any Error) -> String? {
+    guard line.state != nil else { return nil }
+    var line = line
+    line.state = nil
+    line.stateError = "the state could not be encoded: \(failure)"
+    return try? line.encoded()
+  }
+
+  /// The line that stands for an action that could not be encoded.
+  private static func errorLine<Action>(
+    label: String, sequence: UInt64?, action: Action.Type, _ error: any Error
+  ) -> String {
+    let report = ErrorLine(
+      error: "the action \(Action.self) could not be encoded: \(error)", store: label, sequence: sequence)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return ((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n"
   }
 
   /// Returns once the line of every action that ended before the call is written to the output.

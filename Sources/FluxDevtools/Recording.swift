@@ -30,6 +30,20 @@ public struct Recording: Sendable {
     public let durationNanoseconds: UInt64?
     /// The line itself, to decode the action from.
     let json: Data
+    /// The line's number in the log, from 1 (`sequence`), if the log wrote it.
+    public let sequence: UInt64?
+    /// Each middleware that held the action (had not decided when its `intercept` returned),
+    /// in order, and for how long (`holds`); empty when none did, or the log did not write it.
+    public let holds: [Hold]
+    /// The type name of the middleware that cancelled the action (`cancelledBy`), if the log
+    /// wrote it.
+    public let cancelledBy: String?
+    /// The global dispatch the action came from (`dispatch`): the same on every line of one
+    /// global dispatch; `nil` for a dispatch to one store, or if the log did not write it.
+    public let dispatch: String?
+    /// Whether the line holds the state after the commit (`state`): read it with
+    /// ``state(as:)``.
+    public let hasState: Bool
 
     /// Decodes the action, as the store's action type.
     ///
@@ -156,7 +170,7 @@ public struct Recording: Sendable {
     do {
       header = try JSONDecoder().decode(ActionLogHeader.self, from: json)
     } catch {
-      if let failure = try? JSONDecoder().decode([String: String].self, from: json)["error"] {
+      if let failure = try? JSONDecoder().decode(ErrorLineBody.self, from: json).error {
         throw RecordingError(line: number, "the log has an error here: \(failure)")
       }
       if isCutShort, nesting.isOpenAtEnd, isUTF8CutShort(json) {
@@ -172,7 +186,9 @@ public struct Recording: Sendable {
     }
     return Entry(
       line: number, store: header.store, time: time, outcome: header.outcome,
-      durationNanoseconds: header.durationNanoseconds, json: json)
+      durationNanoseconds: header.durationNanoseconds, json: json, sequence: header.sequence,
+      holds: header.holds.map { Entry.Hold(middleware: $0.middleware, nanoseconds: $0.nanoseconds) },
+      cancelledBy: header.cancelledBy, dispatch: header.dispatch, hasState: header.hasState)
   }
 }
 

@@ -18,7 +18,11 @@ import FluxCore
 /// commit: `dispatchAndWait`, so the order holds across stores on different executors. Each is
 /// dispatched from the caller's isolation, so a store on `.immediate` replayed from the main
 /// actor commits there.
-/// Cancelled actions are not dispatched: their stores did not commit them.
+/// Cancelled actions are not dispatched: their stores did not commit them. A log that writes
+/// `sequence` (``ActionLog/Fields/sequence``) must have its lines in that order, or the replay
+/// throws before it dispatches anything. An action that a global dispatch sent to several stores
+/// (lines that share a `dispatch`) is dispatched again to each of their routes, one line at a
+/// time, in the order of the log.
 ///
 /// Stores that come and go during the session are found by a resolving route, asked at each
 /// action's turn:
@@ -82,11 +86,12 @@ public final class Replay {
   ///   default.
   /// - Returns: How many actions were committed again.
   /// - Throws: A ``RecordingError`` naming the line: before anything is dispatched when a label
-  ///   has no route or an action does not decode; during the replay when a resolving route
+  ///   has no route, an action does not decode, or the lines are out of their `sequence`; during the replay when a resolving route
   ///   finds no store, or the store an action goes to has been freed (it drops the action).
   ///   The actions before that line have been dispatched.
   @discardableResult
   public func run(isolation: isolated (any Actor)? = #isolation) async throws(RecordingError) -> Int {
+    try recording.checkSequence()
     var steps: [(entry: Recording.Entry, step: Route.Step)] = []
     for entry in recording.entries where entry.outcome == .committed {
       guard let route = exact[entry.store] ?? resolving.first(where: { $0.labels(entry.store) }) else {

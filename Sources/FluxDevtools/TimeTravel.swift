@@ -13,7 +13,9 @@ import FluxCore
 /// mutations, on the calling thread, and keeps a ``Snapshotting/snapshot`` after each action of
 /// the log (actions of other stores leave it as it was). No store is made for that: no global
 /// dispatch (`Store<S>.actions`) reaches the state meanwhile, and no middleware, shared or
-/// not, sees those commits. Going to a point then dispatches
+/// not, sees those commits. A log that wrote the states (``ActionLog/middleware(label:for:snapshots:)``
+/// with ``StateSnapshots/snapshot``) needs no mutations: ``init(_:label:from:)`` reads the
+/// snapshots from it. Going to a point then dispatches
 /// ``Snapshotting/restore(_:)``: the live store commits it like any action, through its
 /// middleware.
 public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Decodable {
@@ -34,11 +36,7 @@ public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Deco
   public init(_ recording: Recording, label: String, from state: State, mutations: State.Mutations)
     throws(RecordingError)
   {
-    let labels = Set(recording.entries.map(\.store))
-    guard labels.isEmpty || labels.contains(label) else {
-      let known = labels.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-      throw RecordingError(line: nil, "no action of the log is labelled \"\(label)\"; its labels are \(known)")
-    }
+    try Self.check(recording, label: label)
     var snapshots = [state.snapshot]
     var actions: [State.Action?] = []
     for entry in recording.entries {
@@ -50,6 +48,47 @@ public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Deco
       snapshots.append(state.snapshot)
     }
     self.snapshots = snapshots
+  }
+
+  /// Reads the snapshots of the store labelled `label` from the `state` of its committed lines,
+  /// as a log made with ``StateSnapshots/snapshot`` wrote them: nothing is committed.
+  ///
+  /// ```swift
+  /// let travel = try TimeTravel(recording, label: "counter", from: CounterState())
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - recording: The log.
+  ///   - label: The label of the store whose states to keep.
+  ///   - state: A state as the recorded store began: the snapshot before any action.
+  /// - Throws: A ``RecordingError`` naming the line of a committed action of `label` without a
+  ///   `state`, or whose state is not a `State.Snapshot`; the log's labels when no action
+  ///   carries `label`; a line out of the log's `sequence`.
+  public init(_ recording: Recording, label: String, from state: State) throws(RecordingError) {
+    try Self.check(recording, label: label)
+    var snapshots = [state.snapshot]
+    for entry in recording.entries {
+      guard entry.store == label && entry.outcome == .committed else {
+        snapshots.append(snapshots[snapshots.count - 1])
+        continue
+      }
+      guard let snapshot = try entry.state(as: State.Snapshot.self) else {
+        throw RecordingError(
+          line: entry.line, "the line has no \"state\": the log was not written with snapshots of \"\(label)\"")
+      }
+      snapshots.append(snapshot)
+    }
+    self.snapshots = snapshots
+  }
+
+  /// Checks that the log has actions of `label` (if it has any at all), in their `sequence`.
+  private static func check(_ recording: Recording, label: String) throws(RecordingError) {
+    let labels = Set(recording.entries.map(\.store))
+    guard labels.isEmpty || labels.contains(label) else {
+      let known = labels.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+      throw RecordingError(line: nil, "no action of the log is labelled \"\(label)\"; its labels are \(known)")
+    }
+    try recording.checkSequence()
   }
 
   /// How many actions the recording holds: ``goTo(_:in:isolation:)`` takes `0...count`.

@@ -28,6 +28,7 @@ enum BaselineWorkloads {
     case .w6i, .w10i, .w12i: return storeDispatch(tally: tally)
     case .w3m: return variableAdds(tally: tally)
     case .w3r: return variableSetsAfterRead(tally: tally)
+    case .w13, .w14: return LogWorkloads.unlogged(tally: tally)  // the log's cost: the same store, unlogged
     }
   }
 

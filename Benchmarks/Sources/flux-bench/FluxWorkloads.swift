@@ -23,6 +23,7 @@ enum FluxWorkloads {
     case .w6i: return idiomaticStoreDispatch(tally: tally)
     case .w10i: return idiomaticStoreDispatch(tally: tally, middlewares: [AnyMiddleware(IdiomaticPassThrough())])
     case .w12i: return idiomaticGlobalDispatch(tally: tally)
+    case .w13, .w14: return LogWorkloads.prepare(workload, tally: tally)
     }
   }
 

@@ -16,7 +16,7 @@ enum OpenCombineWorkloads {
     case .w3o: return trackedVariableSets(tally: tally)
     case .w4: return mapChain(tally: tally)
     case .w5: return churn(tally: tally)
-    case .w6, .w10: return storeDispatch(tally: tally)
+    case .w6, .w10, .w13, .w14: return storeDispatch(tally: tally)
     case .w7: return sends(observers: Workload.globalStores, tally: tally)
     case .w8: return contention(tally: tally)
     case .w9: preconditionFailure("W9 runs through memory(tally:)")

@@ -18,6 +18,8 @@ enum Workload: String, CaseIterable, Sendable {
   case w11 = "W11"
   case w12 = "W12"
   case w12i = "W12i"
+  case w13 = "W13"
+  case w14 = "W14"
 
   /// A short name for the table.
   var name: String {
@@ -40,6 +42,8 @@ enum Workload: String, CaseIterable, Sendable {
     case .w11: return "observe-on-immediate"
     case .w12: return "global-one-store"
     case .w12i: return "global-one-store-idiomatic"
+    case .w13: return "logged-action"
+    case .w14: return "logged-action-state"
     }
   }
 
@@ -49,7 +53,7 @@ enum Workload: String, CaseIterable, Sendable {
     case .w1, .w2, .w4, .w8, .w11: return "send"
     case .w3, .w3o, .w3r, .w3m: return "set"
     case .w5: return "pair"
-    case .w6, .w10, .w12, .w6i, .w10i, .w12i: return "action"
+    case .w6, .w10, .w12, .w6i, .w10i, .w12i, .w13, .w14: return "action"
     case .w7: return "delivery"
     case .w9: return "subscribe"
     }
@@ -60,6 +64,7 @@ enum Workload: String, CaseIterable, Sendable {
     switch self {
     case .w5: return smoke ? 100 : 100_000
     case .w7: return smoke ? 10 : 10_000
+    case .w13, .w14: return smoke ? 100 : 20_000
     default: return smoke ? 1_000 : 1_000_000
     }
   }
@@ -76,7 +81,7 @@ enum Workload: String, CaseIterable, Sendable {
     case .w10: return 2
     case .w12: return 1.3
     case .w3r: return 1
-    case .w9, .w3o: return nil
+    case .w9, .w3o, .w13, .w14: return nil  // W13, W14: the log's cost, against no log
     }
   }
 
@@ -84,7 +89,7 @@ enum Workload: String, CaseIterable, Sendable {
   var allocationTarget: Double? {
     switch self {
     case .w5: return 1
-    case .w9, .w3o: return nil  // W3o: Observation allocates a tracking per set
+    case .w9, .w3o, .w13, .w14: return nil  // W3o: Observation allocates a tracking per set; W13, W14 encode JSON
     default: return 0
     }
   }

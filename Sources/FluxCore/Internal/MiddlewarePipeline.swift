@@ -49,6 +49,13 @@ final class MiddlewarePipeline<State: FluxCore.State>: @unchecked Sendable {
   /// `didCancel` in order: the store's first, then shared.
   @usableFromInline
   let didCancelHooks: ContiguousArray<Hook>
+  /// Whether one of the store's own middleware asked for an ``ActionTrace`` of each action.
+  @usableFromInline
+  let tracesActions: Bool
+  /// The type of each interceptor's middleware, in the order of `interceptors`, to name it in
+  /// a trace.
+  @usableFromInline
+  let middlewareTypes: ContiguousArray<Any.Type>
 
   /// The pipeline of `own` middleware wrapped by `shared`, or `nil` when both are empty.
   static func make(own: [AnyMiddleware<State>], shared: [any SharedMiddleware]) -> MiddlewarePipeline? {
@@ -64,6 +71,8 @@ final class MiddlewarePipeline<State: FluxCore.State>: @unchecked Sendable {
     willCommitHooks = ContiguousArray(outerFirst.map { Hook(call: $0.willCommitBody) })
     didCommitHooks = ContiguousArray(innerFirst.map { Hook(call: $0.didCommitBody) })
     didCancelHooks = ContiguousArray(innerFirst.map { Hook(call: $0.didCancelBody) })
+    tracesActions = own.contains { $0.tracesActions }
+    middlewareTypes = ContiguousArray(outerFirst.map(\.middlewareType))
   }
 
   /// The first stage from `stage` on whose middleware must intercept: known pass-through

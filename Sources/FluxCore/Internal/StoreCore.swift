@@ -32,6 +32,10 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   /// The dispatching thread's way past `lock`; see ``FastLane``.
   @usableFromInline
   let lane = FastLane()
+  /// Whether one of the store's own middleware asked for an ``ActionTrace`` of each action;
+  /// read by a global dispatch, beside the lane.
+  @usableFromInline
+  let tracesActions: Bool
   /// What fast commits run against: the machine's target. The state is the machine's to
   /// release, which it does only once no drain runs, so never during a fast commit. Written
   /// like `lanePipeline`: dropped, with the mutations it holds, once the store is freed and the
@@ -64,6 +68,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     self.machine = Machine(target: target, middlewares: middlewares, isImmediate: executor.isImmediate)
     self.laneTarget = target
     self.executor = executor
+    self.tracesActions = middlewares.contains { $0.tracesActions }
     machine.owner = self
     // The lane stays closed until the store's registration builds its pipeline (`setShared`).
   }
@@ -148,7 +153,11 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       target.state._withUnsafeGuaranteedRef { state in
         pipeline.willCommit(pending.action, state)
         target.mutations.commit(action: pending.action, state: state)
-        pipeline.didCommit(pending.action, state)
+        if let trace = pending.trace {
+          ActionTrace.during(trace) { pipeline.didCommit(pending.action, state) }
+        } else {
+          pipeline.didCommit(pending.action, state)
+        }
       }
     }
     pending.completion?(true)
@@ -162,9 +171,13 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   /// A new action takes the lane when it is open. Only a new one: an action resubmitted after
   /// an interception (a cancellation left by an abandoned ``Proceed``) has a pipeline and a
   /// stage of its own, which only the machine follows.
+  ///
+  /// `trace`: the action's ``ActionTrace``, from a global dispatch to a store that traces.
   @inlinable
-  func dispatch(_ action: State.Action, completion: (@Sendable (Bool) -> Void)? = nil) {
-    let pending = Pending(action: action, completion: completion)
+  func dispatch(
+    _ action: State.Action, completion: (@Sendable (Bool) -> Void)? = nil, trace: ActionTrace? = nil
+  ) {
+    let pending = Pending(action: action, completion: completion, trace: trace)
     if lane.claim() {
       commitFast(pending)
       if lane.finish() { return }
@@ -172,6 +185,26 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       return drain()
     }
     submit(pending)
+  }
+
+  /// Dispatches `action` as one store of the global dispatch that `dispatch` numbers: a store
+  /// that traces its actions records that number, taking the next one if it is still `0`; any
+  /// other store dispatches as ``dispatch(_:completion:trace:)``, and pays one check.
+  @inlinable
+  func dispatch(
+    globally action: State.Action, number dispatch: inout UInt64, completion: (@Sendable (Bool) -> Void)? = nil
+  ) {
+    guard tracesActions else { return self.dispatch(action, completion: completion) }
+    dispatchTraced(action, number: &dispatch, completion: completion)
+  }
+
+  /// ``dispatch(globally:number:completion:)`` for a store that traces its actions.
+  @usableFromInline
+  func dispatchTraced(
+    _ action: State.Action, number dispatch: inout UInt64, completion: (@Sendable (Bool) -> Void)?
+  ) {
+    if dispatch == 0 { dispatch = ActionTrace.nextDispatch() }
+    self.dispatch(action, completion: completion, trace: ActionTrace(dispatch: dispatch))
   }
 
   /// Hands `pending` to the machine, under the lock.
@@ -271,11 +304,12 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       // Held by `handout.pending` throughout.
       let pipeline = handout.pending.pipeline.unsafelyUnwrapped
       while var ticket = next.take() {
+        let started = pipeline.tracesActions ? ActionTrace.now() : 0
         pipeline.intercept(
           at: handout.pending.stage, handout.pending.action, state, Proceed(ticket: ticket, serial: ticket.serial))
         // A drain runs, so the lane is closed (or handed over to it): no need to close it.
         lock.lock()
-        let after = machine.endInterception(&ticket, &handout.pending)
+        let after = machine.endInterception(&ticket, &handout.pending, started: started)
         lock.unlock()
         // The drain's reference goes only after the lock: the ticket's deinit may come back in.
         withExtendedLifetime(ticket) {}
@@ -293,13 +327,21 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       }
       let action = handout.pending.action
       if handout.pending.stage == Pending.cancelled {
-        pipeline.didCancel(action, state)
+        if let trace = handout.pending.trace {
+          ActionTrace.during(trace) { pipeline.didCancel(action, state) }
+        } else {
+          pipeline.didCancel(action, state)
+        }
         handout.pending.completion?(false)
         return
       }
       pipeline.willCommit(action, state)
       target.mutations.commit(action: action, state: state)
-      pipeline.didCommit(action, state)
+      if let trace = handout.pending.trace {
+        ActionTrace.during(trace) { pipeline.didCommit(action, state) }
+      } else {
+        pipeline.didCommit(action, state)
+      }
       handout.pending.completion?(true)
     }
   }

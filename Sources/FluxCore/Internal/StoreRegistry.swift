@@ -84,6 +84,8 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
     // chaining reads the element in place), not retained and released.
     cell.read(orPublish: stores.slots) { slots in
       let count = slots.count
+      // The number of this dispatch, taken by the first store that traces its actions.
+      var number: UInt64 = 0
       var index = 0
       while index < count {
         // Reading the lane of a core 16 stores ahead brings it into the cache by the time its
@@ -91,7 +93,7 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
         // less time per store.
         let ahead = index &+ 16
         if ahead < count { slots[ahead].element?.core.lane.touch() }
-        slots[index].element?.core.dispatch(action)
+        slots[index].element?.core.dispatch(globally: action, number: &number)
         index &+= 1
       }
     }
@@ -103,7 +105,8 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
     let cores = snapshot.compactMap { $0.element?.core }
     guard !cores.isEmpty else { return completion(false) }  // nothing was committed
     let group = CompletionGroup(count: cores.count, completion: completion)
-    for core in cores { core.dispatch(action) { group.complete($0) } }
+    var number: UInt64 = 0
+    for core in cores { core.dispatch(globally: action, number: &number) { group.complete($0) } }
   }
 
   func setShared(_ shared: [any SharedMiddleware]) -> [AnyObject] {

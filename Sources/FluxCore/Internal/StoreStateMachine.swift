@@ -71,13 +71,27 @@ struct StoreStateMachine<State: FluxCore.State> {
     /// The middleware the action started with; set when it is first handed to the drain.
     @usableFromInline
     var pipeline: MiddlewarePipeline<State>?
+    /// What happened to the action on its way, for a store that traces its actions: made by a
+    /// global dispatch, or when a middleware holds or cancels the action. `nil` otherwise.
+    @usableFromInline
+    var trace: ActionTrace?
 
     @inlinable
-    init(action: State.Action, completion: (@Sendable (Bool) -> Void)?) {
+    init(action: State.Action, completion: (@Sendable (Bool) -> Void)?, trace: ActionTrace? = nil) {
       self.action = action
       self.stage = 0
       self.completion = completion
       self.pipeline = nil
+      self.trace = trace
+    }
+
+    /// The action's trace, made now if it has none.
+    @usableFromInline
+    mutating func traced() -> ActionTrace {
+      if let trace { return trace }
+      let made = ActionTrace(dispatch: 0)
+      trace = made
+      return made
     }
 
     @usableFromInline
@@ -398,8 +412,11 @@ struct StoreStateMachine<State: FluxCore.State> {
   /// unowned reference to it, so a count of one strong reference means nobody else at all.
   @inlinable
   ///
-  /// `pending` is the drain's action, moved on in place to its next stage.
-  mutating func endInterception(_ ticket: inout ProceedTicket, _ pending: inout Pending) -> AfterInterception {
+  /// `pending` is the drain's action, moved on in place to its next stage. `started`: when the
+  /// interception was called, on the clock of ``ActionTrace``, if its pipeline traces actions.
+  mutating func endInterception(
+    _ ticket: inout ProceedTicket, _ pending: inout Pending, started: UInt64 = 0
+  ) -> AfterInterception {
     let reusable = isKnownUniquelyReferenced(&ticket)
     let goesOn: Bool
     switch ticket.phase {
@@ -412,6 +429,10 @@ struct StoreStateMachine<State: FluxCore.State> {
       // gone, nothing waits under this serial, so a later decision is ignored, not refused.
       ticket.phase = .held
       if isStoreFreed { return .dropped }
+      let pipeline = pending.pipeline.unsafelyUnwrapped
+      if pipeline.tracesActions {
+        pending.traced().hold(by: pipeline.middlewareTypes[pending.stage], since: started)
+      }
       pending.stage += 1
       held[ticket.serial] = pending
       return .held
@@ -423,6 +444,7 @@ struct StoreStateMachine<State: FluxCore.State> {
       pipeline.learn(stage: pending.stage, decidedByDefaultOf: ticket.decidedByDefaultOf)
       pending.stage = pipeline.firstIntercepting(from: pending.stage + 1)
     } else {
+      if pipeline.tracesActions { pending.traced().cancel(by: pipeline.middlewareTypes[pending.stage]) }
       pending.stage = Pending.cancelled
     }
     if goesOn, pending.stage < pipeline.interceptors.count {
@@ -443,6 +465,7 @@ struct StoreStateMachine<State: FluxCore.State> {
     case .held:
       ticket.phase = .done
       guard var pending = held.removeValue(forKey: serial) else { return .ignored }
+      pending.trace?.endHold(goesOn: goesOn)
       if !goesOn { pending.stage = Pending.cancelled }
       return .resume(dispatch(pending, into: &handout))
     case .running, .decided, .done, .idle:
@@ -454,6 +477,7 @@ struct StoreStateMachine<State: FluxCore.State> {
   @usableFromInline
   mutating func abandon(serial: UInt64) -> Abandonment {
     guard var pending = held.removeValue(forKey: serial) else { return .done }
+    pending.trace?.endHold(goesOn: false)
     pending.stage = Pending.cancelled
     queue.append(pending)
     switch phase {

@@ -22,6 +22,12 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
   let didCommitBody: @Sendable (State.Action, State) -> Void
   @usableFromInline
   let didCancelBody: @Sendable (State.Action, State) -> Void
+  /// The type of the wrapped middleware, to name it in an ``ActionTrace``.
+  @usableFromInline
+  let middlewareType: Any.Type
+  /// Whether the store traces its actions for this middleware (``tracingActions()``).
+  @usableFromInline
+  package internal(set) var tracesActions: Bool
 
   /// Wraps a middleware for `State`.
   ///
@@ -36,6 +42,8 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
       return
     }
     interceptor = ObjectIdentifier(DefaultInterception<Wrapped>.self)
+    middlewareType = Wrapped.self
+    tracesActions = false
     interceptBody = { middleware.intercept(action: $0, state: $1, proceed: $2) }
     willCommitBody = { middleware.willCommit(action: $0, state: $1) }
     didCommitBody = { middleware.didCommit(action: $0, state: $1) }
@@ -47,10 +55,24 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
   /// - Parameter middleware: The middleware to wrap.
   public init<Wrapped: SharedMiddleware>(_ middleware: Wrapped) {
     interceptor = ObjectIdentifier(SharedDefaultInterception<Wrapped>.self)
+    middlewareType = Wrapped.self
+    tracesActions = false
     interceptBody = { middleware.intercept(action: $0, state: $1, proceed: $2) }
     willCommitBody = { middleware.willCommit(action: $0, state: $1) }
     didCommitBody = { middleware.didCommit(action: $0, state: $1) }
     didCancelBody = { middleware.didCancel(action: $0, state: $1) }
+  }
+
+  /// The same middleware, for which the store traces its actions: its `didCommit` and
+  /// `didCancel` hooks then find the action's ``ActionTrace`` as ``ActionTrace/current``
+  /// (the global dispatch it came from, the middleware that held or cancelled it).
+  ///
+  /// Only a store's own middleware can ask: a store whose own middleware does not ask traces
+  /// nothing and pays nothing for it.
+  package func tracingActions() -> AnyMiddleware {
+    var traced = self
+    traced.tracesActions = true
+    return traced
   }
 
   /// Calls the wrapped middleware's interception.

@@ -1,13 +1,40 @@
+import FluxCore
 import Foundation
 
 /// One line of an action log, as written: keys sorted, the action encoded by its own
-/// `Encodable` conformance.
+/// `Encodable` conformance; the optional fields (``ActionLog/Fields``, the state) absent when
+/// `nil`.
 struct ActionLogLine<Action: Encodable>: Encodable {
   let store: String
   let time: String
   let outcome: ActionOutcome
   let durationNanoseconds: UInt64?
   let action: Action
+  var sequence: UInt64?
+  var state: EncodedState?
+  var stateError: String?
+  var holds: [HoldField]?
+  var cancelledBy: String?
+  var dispatch: String?
+
+  init(store: String, time: String, outcome: ActionOutcome, durationNanoseconds: UInt64?, action: Action) {
+    self.store = store
+    self.time = time
+    self.outcome = outcome
+    self.durationNanoseconds = durationNanoseconds
+    self.action = action
+  }
+
+  /// Fills the fields of `fields` that come from the action's trace.
+  mutating func trace(_ trace: ActionTrace, fields: ActionLog.Fields, outcome: ActionOutcome) {
+    if fields.contains(.holds), !trace.holds.isEmpty {
+      holds = trace.holds.map { HoldField(middleware: typeName($0.middleware), nanoseconds: $0.nanoseconds) }
+    }
+    if fields.contains(.cancelledBy), outcome == .cancelled, let middleware = trace.cancelledBy {
+      cancelledBy = typeName(middleware)
+    }
+    if fields.contains(.dispatch), trace.dispatch != 0 { dispatch = String(trace.dispatch) }
+  }
 
   /// The line as JSON and a line break.
   func encoded() throws -> String {
@@ -25,6 +52,34 @@ struct ActionLogLine<Action: Encodable>: Encodable {
   }
 }
 
+/// The name of a middleware type in a line: as Swift writes the type, without its module.
+func typeName(_ type: Any.Type) -> String {
+  String(describing: type)
+}
+
+/// One element of a line's `holds`.
+struct HoldField: Codable, Sendable, Equatable {
+  let middleware: String
+  let nanoseconds: UInt64
+}
+
+/// A state snapshot of any `Encodable` type, encoded as itself.
+struct EncodedState: Encodable {
+  let value: any Encodable
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(value)
+  }
+}
+
+/// The line that stands for an action that could not be encoded.
+struct ErrorLine: Encodable {
+  let error: String
+  let store: String
+  let sequence: UInt64?
+}
+
 /// How a line writes the floating-point numbers that JSON has no number for.
 enum NonFiniteNumbers {
   static let positiveInfinity = "Infinity"
@@ -38,9 +93,14 @@ struct ActionLogHeader: Decodable {
   let time: String
   let outcome: ActionOutcome
   let durationNanoseconds: UInt64?
+  let sequence: UInt64?
+  let holds: [HoldField]
+  let cancelledBy: String?
+  let dispatch: String?
+  let hasState: Bool
 
   private enum CodingKeys: String, CodingKey {
-    case store, time, outcome, durationNanoseconds
+    case store, time, outcome, durationNanoseconds, sequence, holds, cancelledBy, dispatch, state
   }
 
   init(from decoder: any Decoder) throws {
@@ -57,7 +117,35 @@ struct ActionLogHeader: Decodable {
         forKey: .durationNanoseconds, in: container,
         debugDescription: "not a whole number from 0 to \(UInt64.max)")
     }
+    sequence = try Self.wholeNumber(in: container, forKey: .sequence)
+    holds = try container.decodeIfPresent([HoldField].self, forKey: .holds) ?? []
+    cancelledBy = try container.decodeIfPresent(String.self, forKey: .cancelledBy)
+    dispatch = try container.decodeIfPresent(String.self, forKey: .dispatch)
+    hasState = container.contains(.state)
   }
+
+  /// The whole number at `key`, if there is one, with a message that names the key when it does
+  /// not fit.
+  private static func wholeNumber(
+    in container: KeyedDecodingContainer<CodingKeys>, forKey key: CodingKeys
+  ) throws -> UInt64? {
+    do {
+      return try container.decodeIfPresent(UInt64.self, forKey: key)
+    } catch let error where !(error is DecodingError) {
+      throw DecodingError.dataCorruptedError(
+        forKey: key, in: container, debugDescription: "not a whole number from 0 to \(UInt64.max)")
+    }
+  }
+}
+
+/// The message of an error line, as read back.
+struct ErrorLineBody: Decodable {
+  let error: String
+}
+
+/// The state of a line, decoded as `Snapshot`; `nil` when the line has none.
+struct ActionLogStateBody<Snapshot: Decodable>: Decodable {
+  let state: Snapshot?
 }
 
 /// The action of a line, decoded as `Action`.

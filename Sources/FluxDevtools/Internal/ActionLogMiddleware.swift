@@ -3,9 +3,14 @@ import FluxCore
 import Foundation
 
 /// The middleware of one store that writes to an ``ActionLog``.
+///
+/// With snapshots, it takes the state's snapshot in `didCommit`, where the state is as the
+/// commit left it; with a log that reads traces, it reads the action's ``ActionTrace`` there
+/// and in `didCancel`, where the store makes it current.
 struct ActionLogMiddleware<State: FluxCore.State>: Middleware where State.Action: Encodable {
   let log: ActionLog
   let label: String
+  let snapshots: StateSnapshots<State>?
   let clock = CommitClock()
 
   func willCommit(action: State.Action, state: State) {
@@ -13,11 +18,16 @@ struct ActionLogMiddleware<State: FluxCore.State>: Middleware where State.Action
   }
 
   func didCommit(action: State.Action, state: State) {
-    log.append(label: label, outcome: .committed, duration: clock.stop(), action: action)
+    let duration = clock.stop()
+    log.append(
+      label: label, outcome: .committed, duration: duration, action: action, state: snapshots?.take(state),
+      trace: log.readsTraces ? ActionTrace.current : nil)
   }
 
   func didCancel(action: State.Action, state: State) {
-    log.append(label: label, outcome: .cancelled, duration: nil, action: action)
+    log.append(
+      label: label, outcome: .cancelled, duration: nil, action: action,
+      trace: log.readsTraces ? ActionTrace.current : nil)
   }
 }
 

@@ -1,0 +1,69 @@
+import Foundation
+
+extension Recording.Entry {
+  /// A middleware that held an action: it had not decided when its `intercept` returned.
+  public struct Hold: Sendable, Equatable {
+    /// The middleware's type name, as the log wrote it.
+    public let middleware: String
+    /// From the call of its `intercept` to its decision.
+    public let nanoseconds: UInt64
+
+    /// Creates a hold, as a line holds it.
+    ///
+    /// - Parameters:
+    ///   - middleware: The middleware's type name.
+    ///   - nanoseconds: How long it held the action.
+    public init(middleware: String, nanoseconds: UInt64) {
+      self.middleware = middleware
+      self.nanoseconds = nanoseconds
+    }
+  }
+
+  /// Decodes the state after the commit, as the log wrote it (``ActionLog/middleware(label:for:snapshots:)``).
+  ///
+  /// ```swift
+  /// let counts = try recording.entries.compactMap { try $0.state(as: Int.self) }
+  /// ```
+  ///
+  /// Where the type reads a `Double` or a `Float`, the strings `"Infinity"`, `"-Infinity"` and
+  /// `"NaN"` read as those values, as ``ActionLog`` writes them.
+  ///
+  /// - Parameter type: The type of the snapshots the log wrote; usually inferred.
+  /// - Returns: The state, or `nil` when the line has none (``hasState``).
+  /// - Throws: A ``RecordingError`` naming the line when the state is not one of `type`.
+  public func state<Snapshot: Decodable>(as type: Snapshot.Type = Snapshot.self) throws(RecordingError) -> Snapshot? {
+    guard hasState else { return nil }
+    do {
+      let decoder = JSONDecoder()
+      // As the log writes them: see ``ActionLogLine/encoded()``.
+      decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+        positiveInfinity: NonFiniteNumbers.positiveInfinity, negativeInfinity: NonFiniteNumbers.negativeInfinity,
+        nan: NonFiniteNumbers.nan)
+      return try decoder.decode(ActionLogStateBody<Snapshot>.self, from: json).state
+    } catch {
+      throw RecordingError(line: line, "the state is not a \(Snapshot.self) (\(RecordingError.describe(error)))")
+    }
+  }
+}
+
+extension Recording {
+  /// Checks that the lines that carry a `sequence` come in its order, as the log wrote them: a
+  /// log whose lines were reordered (sorted by time, merged from pieces) would replay out of
+  /// order.
+  ///
+  /// - Throws: A ``RecordingError`` naming the first line whose `sequence` does not follow the
+  ///   one before.
+  func checkSequence() throws(RecordingError) {
+    var previous: (line: Int, sequence: UInt64)?
+    for entry in entries {
+      guard let sequence = entry.sequence else { continue }
+      if let previous, sequence <= previous.sequence {
+        throw RecordingError(
+          line: entry.line,
+          "\"sequence\" is \(sequence), after \(previous.sequence) on line \(previous.line): the lines are out of the order the log wrote them in"
+        )
+      }
+      previous = (entry.line, sequence)
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import FluxCore
+
+/// How an ``ActionLog`` writes the state after each commit of a store: the `state` field of its
+/// committed lines.
+///
+/// Through the state's ``Snapshotting/snapshot``, or through a function you give:
+///
+/// ```swift
+/// let log = ActionLog(output: try .file(URL(fileURLWithPath: "session.jsonl")))
+/// let counter = Store<CounterState>(
+///   state: .init(), mutations: .init(), executor: .mainThread,
+///   middlewares: [log.middleware(label: "counter", snapshots: .snapshot)])
+/// let todos = Store<TodoState>(
+///   state: .init(), mutations: .init(), executor: .mainThread,
+///   middlewares: [log.middleware(label: "todos", snapshots: .encoding { $0.items.value })])
+/// ```
+///
+/// The snapshot is taken in the log middleware's `didCommit`, on the store's executor, right
+/// after the commit (and the `didCommit` hooks of the middleware before it), and encoded there,
+/// with the line: it costs as much as encoding the state on every commit (see the benchmarks).
+/// A state that cannot be encoded leaves the line without `state`, and with `stateError`, which
+/// says why.
+public struct StateSnapshots<State: FluxCore.State>: Sendable {
+  /// Takes the snapshot of a state, to be encoded at once.
+  let take: @Sendable (State) -> any Encodable
+
+  private init(take: @escaping @Sendable (State) -> any Encodable) {
+    self.take = take
+  }
+
+  /// Writes what `snapshot` returns for the state, encoded by its `Encodable` conformance.
+  ///
+  /// - Parameter snapshot: Reads the state, on the store's executor, right after a commit.
+  /// - Returns: The way of writing states.
+  public static func encoding<Snapshot: Encodable & Sendable>(_ snapshot: @escaping @Sendable (State) -> Snapshot)
+    -> Self
+  {
+    Self(take: { snapshot($0) })
+  }
+}
+
+extension StateSnapshots where State: Snapshotting {
+  /// Writes the state's ``Snapshotting/snapshot``: what ``TimeTravel`` restores, so that it can
+  /// read the states back from the log (``TimeTravel/init(_:label:from:)``).
+  public static var snapshot: Self {
+    .encoding { $0.snapshot }
+  }
+}
