@@ -78,7 +78,9 @@ enum Session {
         throw CommandError("cannot record to \(path): \(error.cause)")
       }
     }
-    let board = Board(firstList: "Inbox", defaultFolder: folder, log: output.map { ActionLog(output: $0, fields: .all) }, executor: executor)
+    let board = Board(
+      firstList: "Inbox", defaultFolder: folder, log: output.map { ActionLog(output: $0, fields: .all) },
+      executor: executor)
     if let recording, let path = options.replay {
       do {
         let count = try await replay(recording, into: board, from: path)
