@@ -60,6 +60,7 @@ size_of() {
   case "$1" in
     W5 | W9) echo 200 ;;
     W7) echo 20 ;;
+    W13 | W14) echo 100 ;;
     *) echo 2000 ;;
   esac
 }

@@ -82,6 +82,15 @@ package final class Lock: @unchecked Sendable {
     withExtendedLifetime(taken) {}
   }
 
+  /// ``unlock(releasing:)`` for what is most often nothing: the common `nil` costs no release.
+  @inlinable
+  package func unlock<Taken>(releasing taken: consuming Taken?) {
+    switch consume taken {
+    case .none: unlock()
+    case .some(let taken): unlock(releasing: taken)
+    }
+  }
+
   /// Acquires the lock if it is free; `false`, without waiting, if anyone holds it (this
   /// thread included).
   @inlinable
@@ -157,6 +166,15 @@ package final class RecursiveLock: @unchecked Sendable {
   package func unlock<Taken>(releasing taken: consuming Taken) {
     unlock()
     withExtendedLifetime(taken) {}
+  }
+
+  /// ``unlock(releasing:)`` for what is most often nothing: the common `nil` costs no release.
+  @inlinable
+  package func unlock<Taken>(releasing taken: consuming Taken?) {
+    switch consume taken {
+    case .none: unlock()
+    case .some(let taken): unlock(releasing: taken)
+    }
   }
 
   /// Takes the lock if it is free or this thread holds it already; `false`, without waiting,
