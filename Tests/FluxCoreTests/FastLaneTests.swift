@@ -305,6 +305,8 @@ struct FastLaneTests {
       togglerDone.signal()
     }
     toggler.start()
+    // On a busy machine the racing threads could all be done before the toggler first runs.
+    #expect(waitUntil { toggled.value > 0 }, "the middleware changes before the race starts")
     race(threads: threads, iterations: perThread) { thread, index in
       actions.dispatch(action: thread * perThread + index)
     }

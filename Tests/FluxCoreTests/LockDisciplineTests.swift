@@ -161,8 +161,10 @@ struct LockDisciplineTests {
     let filler = Store(state: CanaryState<SetSharedSnapshot>(), mutations: .init(), executor: .immediate)
     filler.core.lock.lock()  // the broadcaster is preempted at the filler's core
     let added = DispatchSemaphore(value: 0)
+    // Removed at the end: shared middleware left registered reaches every later store.
+    let registration = Box<SharedMiddlewareRegistration?>(nil)
     Thread {
-      _ = SharedMiddlewares.add(NoopShared())
+      registration.value = SharedMiddlewares.add(NoopShared())
       added.signal()
     }.start()
     usleep(300_000)
@@ -172,6 +174,7 @@ struct LockDisciplineTests {
     usleep(100_000)
     filler.core.lock.unlock()
     #expect(added.wait(timeout: .now() + 5) == .success, "SharedMiddlewares.add deadlocked")
+    registration.value?.remove()
     _ = (filler, victim)
   }
 
