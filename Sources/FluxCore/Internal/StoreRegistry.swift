@@ -31,33 +31,33 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
   var stores = KeyedStorage<Entry>()
   /// The cores as global dispatches walk them; told of every change of `stores`.
   @usableFromInline
-  let cell: SnapshotCell<KeyedStorage<Entry>.Slot>
+  let cell: SnapshotCell<Walk>
 
-  #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
-    /// How many registered stores trace their actions (``StoreCore/tracesActions``, fixed when
-    /// the store is made). Changed under `lock` with `stores`, before the next snapshot is
-    /// published, so a walk whose snapshot holds a store that traces counts it.
+  /// How many registered stores trace their actions (``StoreCore/tracesActions``, fixed when
+  /// the store is made); guarded by `lock`, and changed with `stores`.
+  @usableFromInline @exclusivity(unchecked)
+  var tracingStores = 0
+
+  /// What a global dispatch walks: the cores, and whether one of them may trace its actions.
+  /// Published together, under the lock, so a walk that holds a store that traces knows it.
+  @usableFromInline
+  struct Walk {
     @usableFromInline
-    let tracingStores = Atomic<Int>(0)
+    let slots: ContiguousArray<KeyedStorage<Entry>.Slot>
+    @usableFromInline
+    let anyStoreTraces: Bool
 
-    /// Whether a store in the snapshot `body` walks may trace its actions: read once per global
-    /// dispatch, from within the walk. A snapshot published after a register also shows its
-    /// count (the count changed under the lock that publishing takes, and the walk acquired the
-    /// snapshot), so no store that traces is walked as one that does not; an unregister read
-    /// late only takes the traced walk once more.
     @inlinable
-    var anyStoreTraces: Bool { tracingStores.load(ordering: .relaxed) != 0 }
-
-    private func counting(_ core: StoreCore<State>, by delta: Int) {
-      if core.tracesActions { tracingStores.wrappingAdd(delta, ordering: .relaxed) }
+    init(slots: ContiguousArray<KeyedStorage<Entry>.Slot>, anyStoreTraces: Bool) {
+      self.slots = slots
+      self.anyStoreTraces = anyStoreTraces
     }
-  #else
-    /// Without atomics, every global dispatch asks each store whether it traces.
-    @inlinable
-    var anyStoreTraces: Bool { true }
+  }
 
-    private func counting(_ core: StoreCore<State>, by delta: Int) {}
-  #endif
+  /// Counts `core` in (`delta` 1) or out (-1) of ``tracingStores``; called with `lock` held.
+  private func counting(_ core: StoreCore<State>, by delta: Int) {
+    if core.tracesActions { tracingStores &+= delta }
+  }
 
   init() {
     cell = SnapshotCell(lock: lock)
@@ -110,12 +110,14 @@ final class StoreRegistry<State: FluxCore.State>: SharedMiddlewareReceiver, @unc
   func dispatch(_ action: State.Action) {
     // The snapshot keeps every core alive for the walk, so each is borrowed from it (optional
     // chaining reads the element in place), not retained and released.
-    cell.read(orPublish: stores.slots) { slots in
+    cell.read(orPublish: Walk(slots: stores.slots, anyStoreTraces: tracingStores != 0)) { walk in
+      let slots = walk.slots
       let count = slots.count
       var index = 0
-      // Read once, for the whole walk: a store made during it may or may not receive the action
-      // anyway, and a store's tracing never changes. Only stores that trace pay for the number.
-      guard anyStoreTraces else {
+      // Known once for the whole walk, from the walk itself: a store made during it may or may
+      // not receive the action anyway, and a store's tracing never changes. Only stores that
+      // trace pay for the number.
+      guard walk.anyStoreTraces else {
         while index < count {
           // Reading the lane of a core 16 stores ahead brings it into the cache by the time its
           // turn comes (the core is alive: the snapshot holds it): with 100,000 stores, a fifth
