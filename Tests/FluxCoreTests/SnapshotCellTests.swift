@@ -33,7 +33,7 @@ struct SnapshotCellTests {
     let lock = Lock()
     // Guarded by `lock`.
     private var elements: ContiguousArray<Tracked> = []
-    let cell: SnapshotCell<Tracked>
+    let cell: SnapshotCell<ContiguousArray<Tracked>>
 
     init() {
       cell = SnapshotCell(lock: lock)

@@ -38,10 +38,7 @@
 /// Not `Sendable` itself: its owner shares it between threads, and is safe to because of the
 /// above (``retired`` is guarded by the owner's lock; everything else is atomic or immutable).
 @usableFromInline
-final class SnapshotCell<Element> {
-  @usableFromInline
-  typealias Elements = ContiguousArray<Element>
-
+final class SnapshotCell<Elements> {
   /// An immutable copy of the elements.
   @usableFromInline
   final class Box {

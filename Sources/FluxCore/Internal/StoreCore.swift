@@ -153,8 +153,9 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       target.state._withUnsafeGuaranteedRef { state in
         pipeline.willCommit(pending.action, state)
         target.mutations.commit(action: pending.action, state: state)
-        if let trace = pending.trace {
-          ActionTrace.during(trace) { pipeline.didCommit(pending.action, state) }
+        // Tested, not bound: a store that does not trace retains and releases nothing here.
+        if _slowPath(pending.trace != nil) {
+          ActionTrace.during(pending.trace.unsafelyUnwrapped) { pipeline.didCommit(pending.action, state) }
         } else {
           pipeline.didCommit(pending.action, state)
         }
@@ -327,8 +328,8 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       }
       let action = handout.pending.action
       if handout.pending.stage == Pending.cancelled {
-        if let trace = handout.pending.trace {
-          ActionTrace.during(trace) { pipeline.didCancel(action, state) }
+        if _slowPath(handout.pending.trace != nil) {
+          ActionTrace.during(handout.pending.trace.unsafelyUnwrapped) { pipeline.didCancel(action, state) }
         } else {
           pipeline.didCancel(action, state)
         }
@@ -337,8 +338,8 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       }
       pipeline.willCommit(action, state)
       target.mutations.commit(action: action, state: state)
-      if let trace = handout.pending.trace {
-        ActionTrace.during(trace) { pipeline.didCommit(action, state) }
+      if _slowPath(handout.pending.trace != nil) {
+        ActionTrace.during(handout.pending.trace.unsafelyUnwrapped) { pipeline.didCommit(action, state) }
       } else {
         pipeline.didCommit(action, state)
       }
