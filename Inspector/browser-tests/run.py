@@ -277,10 +277,11 @@ class Suite:
         Select(self.driver.find_element(By.ID, "filter-outcome")).select_by_value("")
         search = self.driver.find_element(By.ID, "search")
         search.send_keys("rye")
+        # The search reads the whole line: the action, and the state after it where the log has it.
         rye = [number for number, fields in expected if "rye" in json.dumps(fields).lower()]
-        check(len(rye) == 1, f"{len(rye)} lines hold 'rye'")
+        check(0 < len(rye) < len(expected), f"{len(rye)} of {len(expected)} lines hold 'rye'")
         self.wait(lambda: [row[1] for row in self.rows()] == rye, "the search does not narrow the list")
-        check(f"1 of {len(expected)} events" in self.text("count"), self.text("count"))
+        check(f"{len(rye)} of {len(expected)} events" in self.text("count"), self.text("count"))
         search.send_keys(Keys.CONTROL, "a")
         search.send_keys(Keys.BACKSPACE)
         self.wait(lambda: len(self.rows()) == len(expected), "clearing the search does not show every row again")
