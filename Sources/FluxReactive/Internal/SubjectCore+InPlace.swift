@@ -6,11 +6,11 @@ import FluxCore
 
 // An in-place change of a variable's value (`variable.value += 1`, `variable.value.append(x)`,
 // `&variable.value` passed as an `inout` argument) goes through `Variable.value`'s `_modify`
-// accessor, which runs it as `modify` runs its body: one step, under the delivery turn, with
-// the value moved out of `current` meanwhile, and one change delivered when it ends. There is
-// no read: Observation's `access` is not called, so a `+= 1` makes no registrar, and a set
-// made that way pays nothing for Observation while nobody has read the value (see
-// `SubjectCore+Observation`).
+// accessor, which makes it one step, under the delivery turn, with the value moved out of
+// `current` meanwhile, and one change delivered when it ends. `modify` is the same change, with
+// its body run between the two calls below. There is no read: Observation's `access` is not
+// called, so a `+= 1` makes no registrar, and a set made that way pays nothing for Observation
+// while nobody has read the value (see `SubjectCore+Observation`).
 //
 // A coroutine cannot take a closure, so the change is split in two calls that `_modify` makes
 // around its `yield`: `beginInPlaceChange` takes `lock` (and tells Observation's trackers, if a

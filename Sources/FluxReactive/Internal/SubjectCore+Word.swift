@@ -73,35 +73,5 @@ extension SubjectCore {
       let taken = sendLocked(value)
       lock.unlock(releasing: taken)
     }
-
-    /// `modify`, for a value in a word: the body changes a copy, under `lock`; readers on other
-    /// threads read the value from before it until its result is stored.
-    @inlinable
-    func wordModify<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-      lock.lock()
-      var taken: TakenObservers<Value> = nil
-      defer { lock.unlock(releasing: taken) }
-      if _slowPath(current == nil) { Self.reentrantModify() }  // inside this thread's `modify` body
-      let isObserved = isObserved
-      if _slowPath(isObserved) { valueWillChange() }  // Observation's trackers, before the change
-      defer { if _slowPath(isObserved) { valueDidChange() } }
-      var value = current.take().unsafelyUnwrapped  // not `nil`: checked above, under `lock`
-      modifyingThread.store(Self.currentThread, ordering: .relaxed)
-      let result: R
-      do {
-        result = try body(&value)
-      } catch {
-        modifyingThread.store(0, ordering: .relaxed)
-        current = value  // keeps what `body` left: a change that stays is delivered (rule 5)
-        word.store(Self.bits(of: value), ordering: .releasing)
-        taken = sendLocked(value)
-        throw error
-      }
-      modifyingThread.store(0, ordering: .relaxed)
-      current = value
-      word.store(Self.bits(of: value), ordering: .releasing)
-      taken = sendLocked(value)
-      return result
-    }
   #endif
 }

@@ -405,31 +405,22 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// Changes the current value in place, atomically, and delivers the result once.
   ///
   /// The value is moved out for `body` (no copy, so a copy-on-write payload is changed in
-  /// place) and moved back after, all under `valueLock`; `body` must not read or set this
-  /// variable itself.
+  /// place) and moved back after, under the delivery turn (and `valueLock`, for a value not in
+  /// a word): the change is the in-place change of `SubjectCore+InPlace`, with `body` between
+  /// its start and its end. `body` must not read or set this variable itself. When `body`
+  /// throws, the value keeps what `body` left, and that change is delivered (rule 5).
   @inlinable
   func modify<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
-      if Self.usesWord { return try wordModify(body) }
-    #endif
-    lock.lock()
-    var taken: TakenObservers<Value> = nil
-    defer { lock.unlock(releasing: taken) }
-    let isObserved = beginChange()
-    defer { if _slowPath(isObserved) { valueDidChange() } }
-    var value = current.take().unsafelyUnwrapped  // not `nil`: checked above, under `lock`
+    let change = beginInPlaceChange()
+    var value = change.value
     let result: R
     do {
       result = try body(&value)
     } catch {
-      current = value  // keeps what `body` left: a change that stays is delivered (rule 5)
-      valueLock.unlock()
-      taken = sendLocked(value)
+      endInPlaceChange(value, isObserved: change.isObserved)
       throw error
     }
-    current = value
-    valueLock.unlock()
-    taken = sendLocked(value)
+    endInPlaceChange(value, isObserved: change.isObserved)
     return result
   }
 

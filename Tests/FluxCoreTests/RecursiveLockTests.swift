@@ -1,0 +1,128 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import FluxCore
+
+/// The lock under every sink's and variable's delivery: exclusion between threads, extra holds
+/// on one thread, and what one holder wrote seen by the next, also when the lock changed hands
+/// while another thread waited for it (the thread sanitizer checks that part).
+@Suite("RecursiveLock")
+struct RecursiveLockTests {
+  /// A count changed only under the lock, with no synchronisation of its own.
+  final class Guarded: @unchecked Sendable {
+    let lock = RecursiveLock()
+    // Guarded by `lock`.
+    var count = 0
+    // Guarded by `lock`: how many threads are inside at once, and the most ever seen.
+    var inside = 0
+    var mostInside = 0
+  }
+
+  @Test("Threads that take it, and take it again inside, never overlap and lose no change")
+  func exclusionWithExtraHolds() {
+    let guarded = Guarded()
+    let threads = 4
+    let iterations = 20_000
+    race(threads: threads, iterations: iterations) { thread, iteration in
+      let extraHolds = (thread &+ iteration) % 3
+      guarded.lock.lock()
+      for _ in 0..<extraHolds { guarded.lock.lock() }
+      guarded.inside += 1
+      guarded.mostInside = max(guarded.mostInside, guarded.inside)
+      let count = guarded.count
+      if iteration % 64 == 0 { sched_yield() }  // hands the lock over while others wait for it
+      guarded.count = count + 1
+      guarded.inside -= 1
+      for _ in 0..<extraHolds { guarded.lock.unlock() }
+      guarded.lock.unlock()
+    }
+    guarded.lock.lock()
+    defer { guarded.lock.unlock() }
+    #expect(guarded.count == threads * iterations)
+    #expect(guarded.mostInside == 1)
+  }
+
+  @Test("A thread that waits gets the lock once every hold of the holder is given back")
+  func waiterAfterEveryHold() {
+    let guarded = Guarded()
+    let holding = DispatchSemaphore(value: 0)
+    let waiterDone = DispatchSemaphore(value: 0)
+    let releases = Box(0)  // written only under the lock
+    guarded.lock.lock()
+    guarded.lock.lock()
+    guarded.lock.lock()
+    let waiter = Thread {
+      holding.signal()
+      guarded.lock.lock()
+      guarded.count = releases.value  // the holds given back before this thread got in
+      guarded.lock.unlock()
+      waiterDone.signal()
+    }
+    waiter.start()
+    holding.wait()
+    for _ in 0..<2 {
+      // Still held once more: the waiter cannot have got in.
+      #expect(waiterDone.wait(timeout: .now() + 0.05) == .timedOut)
+      releases.value += 1
+      guarded.lock.unlock()
+    }
+    #expect(waiterDone.wait(timeout: .now() + 0.05) == .timedOut)
+    releases.value += 1
+    guarded.lock.unlock()
+    #expect(waiterDone.wait(timeout: .now() + 30) == .success)
+    guarded.lock.lock()
+    #expect(guarded.count == 3)
+    guarded.lock.unlock()
+  }
+
+  @Test("tryLock succeeds on the holding thread, as one more hold, and fails on any other")
+  func tryLockByHolderAndOthers() {
+    let lock = RecursiveLock()
+    #expect(lock.tryLock())
+    #expect(lock.tryLock())  // the holder: one more hold
+    #expect(onAnotherThread { lock.tryLock() } == false)
+    lock.unlock()
+    #expect(onAnotherThread { lock.tryLock() } == false)  // still held once
+    lock.unlock()
+    #expect(
+      onAnotherThread { () -> Bool in
+        guard lock.tryLock() else { return false }
+        lock.unlock()
+        return true
+      })
+  }
+
+  @Test("Releasing a taken value happens after the hold is given back")
+  func releasingAfterUnlock() {
+    let lock = RecursiveLock()
+    let freedWhileHeld = Box<Bool?>(nil)
+    do {
+      lock.lock()
+      let canary = Canary {
+        // Another thread can take the lock only if this thread gave it back.
+        freedWhileHeld.value = !onAnotherThread {
+          guard lock.tryLock() else { return false }
+          lock.unlock()
+          return true
+        }
+      }
+      lock.unlock(releasing: canary)
+    }
+    #expect(freedWhileHeld.value == false)
+  }
+}
+
+/// Runs `body` on a new thread (never the caller's, as `DispatchQueue.sync` may) and returns
+/// its result.
+private func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+  let result = Box<T?>(nil)
+  let done = DispatchSemaphore(value: 0)
+  let thread = Thread {
+    result.value = body()
+    done.signal()
+  }
+  thread.start()
+  done.wait()
+  return result.value!
+}
