@@ -74,27 +74,6 @@ package final class Lock: @unchecked Sendable {
     #endif
   }
 
-  /// Releases the lock, then lets go of `taken`: what the locked section took out (closures,
-  /// user objects), whose deinit may run user code and so must run after the lock (invariant
-  /// 16).
-  ///
-  /// `taken` is consumed here and used after the unlock, so no build mode frees it sooner: the
-  /// optimizer may end a value's life at its last use, and `_ = taken` is no use at all.
-  @inlinable
-  package func unlock<Taken>(releasing taken: consuming Taken) {
-    unlock()
-    withExtendedLifetime(taken) {}
-  }
-
-  /// ``unlock(releasing:)`` for what is most often nothing: the common `nil` costs no release.
-  @inlinable
-  package func unlock<Taken>(releasing taken: consuming Taken?) {
-    switch consume taken {
-    case .none: unlock()
-    case .some(let taken): unlock(releasing: taken)
-    }
-  }
-
   /// Acquires the lock if it is free; `false`, without waiting, if anyone holds it (this
   /// thread included).
   @inlinable
@@ -260,11 +239,25 @@ package final class Lock: @unchecked Sendable {
   }
 #endif
 
-extension RecursiveLock {
-  /// Releases one hold of the lock, then lets go of `taken`, like ``Lock/unlock(releasing:)``.
+/// A lock whose holder may hand over what its locked section took out, to be let go of after
+/// the unlock.
+@usableFromInline
+package protocol ReleasingUnlock: AnyObject {
+  /// Releases (one hold of) the lock.
+  func unlock()
+}
+
+extension Lock: ReleasingUnlock {}
+extension RecursiveLock: ReleasingUnlock {}
+
+extension ReleasingUnlock {
+  /// Releases the lock (one hold of a ``RecursiveLock``), then lets go of `taken`: what the
+  /// locked section took out (closures, user objects), whose deinit may run user code and so must
+  /// run after the lock (invariant 16). On a thread that holds a recursive lock more than once,
+  /// `taken` goes inside the outer holds.
   ///
-  /// `taken` goes after this one hold: on a thread that holds the lock more than once, it goes
-  /// inside the outer holds.
+  /// `taken` is consumed here and used after the unlock, so no build mode frees it sooner: the
+  /// optimizer may end a value's life at its last use, and `_ = taken` is no use at all.
   @inlinable
   package func unlock<Taken>(releasing taken: consuming Taken) {
     unlock()
