@@ -135,6 +135,10 @@ package final class Lock: @unchecked Sendable {
     /// Creates an unlocked recursive lock.
     package init() {}
 
+    deinit {
+      assert(owner.load(ordering: .relaxed) == 0, "Flux: a lock was destroyed while held.")
+    }
+
     /// The calling thread's id, never 0.
     @inlinable
     static var currentThread: UInt { UInt(pthread_self()) }
