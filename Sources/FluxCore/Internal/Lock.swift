@@ -121,6 +121,8 @@ package final class Lock: @unchecked Sendable {
   ///
   /// Only where it was checked: Linux, with Swift 6.3 or later (`_MutexHandle.unsafeLock()`);
   /// elsewhere, and with `FLUX_PORTABLE`, the recursive `pthread_mutex_t` below.
+  // `@unchecked Sendable`: `mutex` and `owner` are atomic, and `depth` is touched only by the
+  // thread that holds `mutex` (see above).
   @usableFromInline
   package final class RecursiveLock: @unchecked Sendable {
     @usableFromInline
