@@ -138,6 +138,8 @@ extension ActionLogOutput {
 /// The aside file of a log, behind a lock: the log writes one line at a time, but a reader of
 /// ``ActionLogOutput/failure`` or a call of ``ActionLogOutput/finish()`` may come from any
 /// thread.
+// `@unchecked Sendable`: its variables are read and written only under `lock`; the rest is
+// constant.
 private final class LogFile: @unchecked Sendable {
   private let lock = Lock()
   // Guarded by `lock`: the file until it is finished or has failed, whether it was finished,
