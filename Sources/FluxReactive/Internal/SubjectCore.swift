@@ -345,13 +345,27 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// in a word, ``usesWord``), never for a delivery.
   @inlinable
   var value: Value {
+    read(tracked: true)
+  }
+
+  /// The current value for a change in place (`Variable.value`'s `_modify`): a copy, read as
+  /// ``value`` reads it, except that a change is not a read for Observation.
+  @inlinable
+  var valueForChange: Value {
+    read(tracked: false)
+  }
+
+  /// The current value; when `tracked`, a read for Observation too.
+  @inlinable
+  @inline(__always)
+  func read(tracked: Bool) -> Value {
     #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
-      if Self.usesWord { return wordValue }
+      if Self.usesWord { return wordValue(tracked: tracked) }
     #endif
     if _slowPath(!valueLock.tryLock()) { waitForValueLock() }
     defer { valueLock.unlock() }
     guard let current else { Self.reentrantModify() }
-    valueWasRead()
+    if tracked { valueWasRead() }
     return current
   }
 
@@ -400,28 +414,6 @@ final class SubjectCore<Value>: @unchecked Sendable {
     if _slowPath(isObserved) { valueDidChange() }
     let taken = sendLocked(value)
     lock.unlock(releasing: (old, taken))
-  }
-
-  /// Changes the current value in place, atomically, and delivers the result once.
-  ///
-  /// The value is moved out for `body` (no copy, so a copy-on-write payload is changed in
-  /// place) and moved back after, under the delivery turn (and `valueLock`, for a value not in
-  /// a word): the change is the in-place change of `SubjectCore+InPlace`, with `body` between
-  /// its start and its end. `body` must not read or set this variable itself. When `body`
-  /// throws, the value keeps what `body` left, and that change is delivered (rule 5).
-  @inlinable
-  func modify<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    let change = beginInPlaceChange()
-    var value = change.value
-    let result: R
-    do {
-      result = try body(&value)
-    } catch {
-      endInPlaceChange(value, isObserved: change.isObserved)
-      throw error
-    }
-    endInPlaceChange(value, isObserved: change.isObserved)
-    return result
   }
 
   @usableFromInline
