@@ -62,3 +62,14 @@ final class Tally {
     }
   }
 }
+
+// A variable of a value that is not Sendable hands out Sendable disposables: they keep no value.
+func observesAPlainValue() -> DisposableScope {
+  let variable = Variable(Tally())
+  let scope = DisposableScope()
+  scope += variable.signal.observe { _ in }
+  scope += variable.constant.signal.observe { _ in }
+  variable.value.count += 1
+  DispatchQueue.global().async { scope.dispose() }
+  return scope
+}
