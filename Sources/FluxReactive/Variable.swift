@@ -8,7 +8,9 @@
 /// // prints "1"
 /// ```
 ///
-/// Freeing the variable ends its signal and releases every observer.
+/// Freeing the variable ends its signal and releases every observer. The value goes with the
+/// last of the variable, its ``constant``s and its signals, where that one goes: the disposables
+/// of observations, `Sendable` as every ``Disposable`` is, keep none of it.
 ///
 /// > Important: A new observer receives the current value first, then every change, with no
 /// > change lost or doubled even when another thread sets the value at that moment. Changes are
@@ -20,13 +22,18 @@
 public final class Variable<Value> {
   @usableFromInline
   let core: SubjectCore<Value>
+  /// Keeps the value, with the constants and signals made from this variable.
+  @usableFromInline
+  let owner: ValueOwner<Value>
 
   /// Creates a variable holding `value`.
   ///
   /// - Parameter value: The initial value.
   @inlinable
   public init(_ value: Value) {
-    core = SubjectCore(current: value) { $0.remove($1) }
+    let core = SubjectCore(current: value) { $0.remove($1) }
+    self.core = core
+    owner = ValueOwner(core: core)
   }
 
   deinit {
@@ -67,7 +74,7 @@ public final class Variable<Value> {
   /// The current value, then every change.
   @inlinable
   public var signal: Signal<Value> {
-    Signal(core: core, replaying: true)
+    Signal(source: .replaying(owner))
   }
 
   /// A read-only view of this variable.
@@ -108,5 +115,6 @@ public final class Variable<Value> {
   }
 }
 
-// The core guards the value and the observers with its lock.
+// The core guards the value and the observers with its lock; the owner lets the value go where
+// the last variable, constant or signal of it goes, which may be any thread when it is `Sendable`.
 extension Variable: Sendable where Value: Sendable {}

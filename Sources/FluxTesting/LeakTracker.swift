@@ -31,7 +31,13 @@ import FluxCore
 /// > task keeps alive past that half second counts as a leak; work that lets go of it sooner
 /// > goes unnoticed, so the check does not prove that no such work was left: let that work
 /// > finish (or drop it) inside the body.
-public final class LeakTracker: @unchecked Sendable {
+///
+/// A tracker is not `Sendable`: it stays with the body, in the isolation the body runs in, and
+/// so does every object it tracks that is not `Sendable` (the compiler refuses to send one
+/// elsewhere once it is tracked). The check looks at each object where the body ran, and
+/// looking holds it for a moment: an object that goes then is freed there, which is its own
+/// thread or isolation, or any thread for a `Sendable` one.
+public final class LeakTracker {
   private struct Entry {
     weak var object: AnyObject?
     let type: String
@@ -40,7 +46,8 @@ public final class LeakTracker: @unchecked Sendable {
 
   /// The test library whose test made this tracker: its failures go there.
   private let harness = Harness.current
-  // `entries` and `isChecked` are guarded by `lock`.
+  // `entries` and `isChecked` are guarded by `lock`: a tracker kept after the body (in the same
+  // isolation) may still be asked to track.
   private let lock = Lock()
   private var entries: [Entry] = []
   /// Whether the check has taken the entries: an object tracked later would never be looked at.
@@ -137,6 +144,10 @@ public final class LeakTracker: @unchecked Sendable {
     }
   }
 }
+
+/// A tracker stays with the body that tracks: see ``LeakTracker``.
+@available(*, unavailable)
+extension LeakTracker: Sendable {}
 
 /// Runs `body` with a ``LeakTracker``, then fails the test for every object tracked in it that
 /// is still alive.
