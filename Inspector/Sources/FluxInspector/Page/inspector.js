@@ -1364,7 +1364,9 @@
       });
     }
     const mark = x(slowest) > width / 2 ? { x: x(slowest) - 6, anchor: "end" } : { x: x(slowest) + 6, anchor: "start" };
-    chart.appendChild(svg("text", { class: "label slowest", x: mark.x, y: Math.max(top + 8, y(high) + 4), "text-anchor": mark.anchor },
+    // Beside its dot: under it near the top, above it elsewhere.
+    const markY = y(high) < top + 14 ? y(high) + 12 : y(high) - 6;
+    chart.appendChild(svg("text", { class: "label slowest", x: mark.x, y: markY, "text-anchor": mark.anchor },
       "slowest " + formatNanoseconds(high)));
     chart.appendChild(svg("text", { class: "label", x: left, y: height - 4 }, clock(points[0].time)));
     chart.appendChild(svg("text", { class: "label", x: width - right, y: height - 4, "text-anchor": "end" }, clock(points[points.length - 1].time)));
