@@ -31,9 +31,11 @@ struct LoadTests {
 
     """
 
-  @Test("a list name with a tab or an escape in todo.md loads with its items, says so, and save keeps every item")
-  func aNameWithATabOrAnEscapeLoadsWithItsItems() throws {
-    let folder = try Self.folder(todo: Self.controlCharacters)
+  @Test(
+    "a list name with a tab or an escape in todo.md loads with its items, says so, and save keeps every item",
+    arguments: ["\n", "\r\n"])
+  func aNameWithATabOrAnEscapeLoadsWithItsItems(lineEnd: String) throws {
+    let folder = try Self.folder(todo: Self.controlCharacters.replacingOccurrences(of: "\n", with: lineEnd))
     defer { try? FileManager.default.removeItem(at: folder) }
     let run = try Faults.run([], input: "lists\nsave\n", in: folder)
     #expect(run.status == 0, "\(run.text)")
