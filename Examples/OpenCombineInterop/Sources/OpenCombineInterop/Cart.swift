@@ -21,9 +21,9 @@ struct CartMutations: Mutations {
   func commit(action: CartAction, state: CartState) {
     switch action {
     case .add(let item):
-      state.items.modify { $0.append(item) }
+      state.items.value.append(item)
     case .remove(let item):
-      state.items.modify { $0.removeAll { $0 == item } }
+      state.items.value.removeAll { $0 == item }
     case .empty:
       state.items.value = []
     }
