@@ -41,16 +41,17 @@ struct ManualExecutorAwaitTests {
 
   @Test("dispatchAndWait on a manual executor waits for a middleware that lets the action go from another thread")
   func dispatchAndWaitWaitsForALateDecision() async {
+    let watchdog = Watchdog()
     for _ in 0..<20 {
       let manual = ManualExecutor()
-      let watchdog = Watchdog(running: manual)
+      watchdog.watch(manual)
       let store = Store<CounterState>(
         state: .init(), mutations: .init(), executor: manual.executor,
         middlewares: [AnyMiddleware(LaterOnAnotherThread())])
       #expect(await store.actions.dispatchAndWait(action: .add(1)))
-      #expect(!watchdog.stop(), "dispatchAndWait returned only once the watchdog ran the executor")
       #expect(store.computed.count.value == 1)
     }
+    #expect(!watchdog.stop(), "dispatchAndWait returned only once the watchdog ran the executor")
   }
 
   @Test("a global dispatchAndWait reaches a store on a manual executor and returns once every store committed")
@@ -159,25 +160,34 @@ private final class FreesItsStore: Middleware, @unchecked Sendable {
   }
 }
 
-/// Runs a manual executor from another thread if the test has not stopped it within ten
-/// seconds: a test whose wait never returns fails, rather than hangs.
+/// Breaks a wait that would never end: runs the manual executors it watches from another thread
+/// once two minutes have passed without the test stopping it, and says so. Not a measure of
+/// speed: a whole suite on a loaded machine keeps a test waiting for a thread for some seconds,
+/// never minutes; a wait that needs the watchdog to end fails its test rather than hang it.
 final class Watchdog: @unchecked Sendable {
   // Guarded by `lock`.
   private let lock = NSLock()
+  private var watched: [ManualExecutor] = []
   private var isStopped = false
   private var hasFired = false
 
-  init(running manual: ManualExecutor) {
-    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(10)) { [self] in
-      while !lock.withLock({ isStopped }) {
+  init(running manual: ManualExecutor? = nil) {
+    if let manual { watched.append(manual) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(120)) { [self] in
+      while let executors = lock.withLock({ isStopped ? nil : watched }) {
         lock.withLock { hasFired = true }
-        manual.runAll()
+        for manual in executors { manual.runAll() }
         Thread.sleep(forTimeInterval: 0.001)
       }
     }
   }
 
-  /// Stops it; whether it had to run the executor.
+  /// Watches `manual` too.
+  func watch(_ manual: ManualExecutor) {
+    lock.withLock { watched.append(manual) }
+  }
+
+  /// Stops it; whether it had to run an executor.
   func stop() -> Bool {
     lock.withLock {
       isStopped = true

@@ -12,7 +12,7 @@ import Testing
 struct StoreTesterThreadTests {
   @Test("a failed state check shows the state as a commit left it, never read while the store commits on its queue")
   func failedStateCheckIsNotReadDuringACommit() async {
-    for _ in 0..<20 {
+    for _ in 0..<5 {
       let state = WatchedState()
       let tester = StoreTester<WatchedState>(
         state: state, mutations: .init(), executor: .queue(DispatchQueue(label: "watched")))
@@ -74,7 +74,7 @@ struct StoreTesterThreadTests {
 
   @Test("finish on a manual executor counts the drain a worker thread still owes an abandoned action")
   func finishCountsTheDrainOfAnAbandonedAction() async {
-    for _ in 0..<20 {
+    for _ in 0..<5 {
       let manual = ManualExecutor()
       let keeper = KeepsProceed()
       let tester = StoreTester<CounterState>(
