@@ -135,10 +135,10 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
   /// (``ManualExecutor/discardAll()``) takes that long.
   static var owedDrainWait: UInt64 { 5_000_000_000 }
 
-  /// Whether the store on the manual executor has asked for, or is about to ask for, a drain
-  /// that has not run: an action whose `Proceed` a middleware let go undecided is cancelled by a
-  /// drain that a worker thread asks for, a moment after. Waits (blocking, for at most
-  /// ``owedDrainWait``) until that drain is submitted, so that it is counted.
+  /// Waits, blocking, for at most ``owedDrainWait``, until a drain the store owes the manual
+  /// executor has been submitted to it, so that it is counted: an action whose `Proceed` a
+  /// middleware let go undecided is cancelled by a drain that a worker thread asks for, a moment
+  /// after. Returns at once when work waits there, or when the store owes nothing.
   func waitForOwedDrain(_ manual: ManualExecutor) {
     let deadline = DispatchTime.now().uptimeNanoseconds + Self.owedDrainWait
     let pause = DispatchSemaphore(value: 0)
