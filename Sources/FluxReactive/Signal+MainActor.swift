@@ -36,6 +36,13 @@ extension Signal where Value: Sendable {
   /// sink or variable there), the observation hands the closure to the main queue, which lets
   /// go of it when it next runs.
   ///
+  /// > Warning: Swift 6.3 does not check what a closure isolated to the main actor captures when
+  /// > it is made on the main actor
+  /// > ([swiftlang/swift#76541](https://github.com/swiftlang/swift/issues/76541)): it lets a
+  /// > plain object captured here be sent to another task afterwards, where it races `observer`.
+  /// > Capture state that stays on the main actor (a property of `self`, say), and send nothing
+  /// > that `observer` captured elsewhere.
+  ///
   /// - Parameters:
   ///   - isolation: ``Isolation/mainActor``.
   ///   - observer: Called with each value, on the main actor.
