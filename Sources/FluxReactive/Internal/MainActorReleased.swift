@@ -16,8 +16,9 @@ import FluxCore
 /// `dispatchMain()`, no run loop) keeps it, as it keeps the values waiting for such a closure.
 final class MainActorReleased<Payload: Sendable>: @unchecked Sendable {
   // `@unchecked Sendable`: `stored` is written by `init`, then read (on the main actor) while
-  // the box lives, and emptied by `deinit`, which runs after every other use of the box.
-  private var stored: Payload?
+  // the box lives, and emptied by `deinit`, which runs after every other use of the box; so no
+  // two accesses overlap, and the dynamic exclusivity check would only cost each call.
+  @exclusivity(unchecked) private var stored: Payload?
 
   init(_ payload: Payload) {
     stored = payload
