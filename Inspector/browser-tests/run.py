@@ -423,5 +423,61 @@ def main():
     return 1 if failed else 0
 
 
+# Tests of the page with the server: the server's side of what the page is told.
+
+def free_port():
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class InspectorOnPort(Inspector):
+    """flux-inspector serving one log on a given port."""
+
+    def __init__(self, binary, log, port):
+        self.process = subprocess.Popen(
+            [binary, log, "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        if not line.startswith("Flux Inspector: http://"):
+            self.process.kill()
+            raise Failure("flux-inspector did not start: " + line + self.process.stderr.read())
+        self.url = line.split()[2]
+
+
+def test_a_page_that_reconnects_after_a_restart_reloads_a_log_that_changed(self):
+    # The page follows a log; the server stops; another session is copied over the log (the same
+    # file, longer); a server starts on the same port. The page must show the new log from its
+    # start, not go on from its old offset in the other file.
+    log = self.copy_of_todo_log("restarted.jsonl")
+    port = free_port()
+    first = InspectorOnPort(self.args.inspector, log, port)
+    self.servers.append(first)
+    self.open(first.url)
+    self.wait(lambda: "live" in self.text("status"), "the page is not live")
+    before = os.path.getsize(log)
+    lines = []
+    while sum(len(line) for line in lines) <= before:
+        index = len(lines)
+        lines.append(logs._line({"store": "copied", "outcome": "committed", "time": logs._time(logs.START, index),
+                                 "durationNanoseconds": 1000, "action": {"add": {"_0": "x" * 300}}}))
+    first.stop()
+    self.servers.remove(first)
+    with open(log, "r+", encoding="utf-8") as file:
+        file.truncate(0)
+        file.write("".join(lines))
+    second = InspectorOnPort(self.args.inspector, log, port)
+    self.servers.append(second)
+    expected = list(range(1, len(lines) + 1))
+    self.wait(lambda: [row[1] for row in self.rows()] == expected,
+              f"the page shows lines {[row[1] for row in self.rows()]}, not {expected}", timeout=30)
+    check(not any("error" in row[3] for row in self.rows()), f"the page shows a bad line: {self.rows()}")
+    check(all("copied" in row[2] for row in self.rows()), f"the page shows lines of the old log: {self.rows()}")
+
+
+Suite.test_a_page_that_reconnects_after_a_restart_reloads_a_log_that_changed = (
+    test_a_page_that_reconnects_after_a_restart_reloads_a_log_that_changed)
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -25,7 +25,7 @@
     return {
       entries: [], events: [], byDispatch: new Map(), lastState: new Map(),
       stores: new Map(), actions: new Map(), errors: 0,
-      end: 0, lines: 0, partial: false, path: "",
+      end: 0, lines: 0, partial: false, path: "", file: "",
     };
   }
   let shown = [];           // indices into model.events, in order
@@ -157,6 +157,7 @@
     model.lines = document.lines;
     model.partial = document.partial;
     if (document.path) model.path = document.path;
+    if (document.file) model.file = document.file;
   }
 
   // Filters.
@@ -693,7 +694,10 @@
   let events = null;
   function follow() {
     if (events) events.close();
-    events = new EventSource("events?from=" + model.end + "&line=" + (model.lines + 1));
+    // The file the page read goes with the offset: a server started again after the log
+    // changed says `reset`, not lines from another file.
+    events = new EventSource("events?from=" + model.end + "&line=" + (model.lines + 1) +
+      "&file=" + encodeURIComponent(model.file));
     events.addEventListener("open", () => {
       ui.status.textContent = "live";
       ui.status.classList.add("live");
