@@ -11,7 +11,9 @@ extension Signal where Value: Sendable {
   /// Binding to a binder whose target is already gone returns a disposed disposable. Once the
   /// target is gone, the binding ends, and releases the binder, at the first value that
   /// arrives after that, when the source ends, or when it is disposed, whichever comes first
-  /// (there is no way, on every platform, to learn of an object's end when it happens).
+  /// (there is no way, on every platform, to learn of an object's end when it happens). The
+  /// binder's closure, and what it captured, is let go of on the main actor: a binding that
+  /// ends on another thread hands it to the main queue.
   ///
   /// > Important: A binding runs on the main actor, so `executor` must run its work on the main
   /// > queue: `Executor.mainThread` (the default), or `Executor.immediate` for values sent
@@ -32,7 +34,7 @@ extension Signal where Value: Sendable {
       observe(on: executor).observe { value in
         if !MainQueue.shared.isOnMainQueue { Self.boundOffMain() }
         MainActor.assumeIsolated {
-          if !apply(value) { binding.dispose() }
+          if !apply.payload(value) { binding.dispose() }
         }
       })
     return binding
@@ -52,6 +54,9 @@ extension Signal where Value: Sendable {
   ///   label.text = text
   /// }
   /// ```
+  ///
+  /// `binding` may capture plain objects of the main actor: it is let go of on the main actor,
+  /// wherever the binding ends (see ``bind(to:on:)``).
   ///
   /// - Parameters:
   ///   - target: The object to update; held weakly.

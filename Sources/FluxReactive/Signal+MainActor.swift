@@ -30,6 +30,12 @@ extension Signal where Value: Sendable {
   /// run the closure on the sending thread, so the compiler rejects a closure there that
   /// touches main-actor state.
   ///
+  /// `observer` may capture plain objects that belong to the main actor (they need not be
+  /// `Sendable`): it is let go of on the main actor too, and with it what it captured, whatever
+  /// thread ends the observation. Ended on another thread (disposed there, or by freeing the
+  /// sink or variable there), the observation hands the closure to the main queue, which lets
+  /// go of it when it next runs.
+  ///
   /// - Parameters:
   ///   - isolation: ``Isolation/mainActor``.
   ///   - observer: Called with each value, on the main actor.
@@ -39,9 +45,11 @@ extension Signal where Value: Sendable {
     on isolation: Isolation,
     _ observer: @escaping @MainActor (Value) -> Void
   ) -> any Disposable {
-    observe(on: .mainThread).observe { value in
+    // What `observer` captured belongs to the main actor: the box lets go of it there.
+    let observer = MainActorReleased(observer)
+    return observe(on: .mainThread).observe { value in
       // `.mainThread` runs its work on the main queue, the main actor's executor.
-      MainActor.assumeIsolated { observer(value) }
+      MainActor.assumeIsolated { observer.payload(value) }
     }
   }
 }

@@ -14,6 +14,11 @@ import FluxReactive
   func passesAMainActorClosure(_ signal: Signal<String>) {
     signal.observe { @MainActor in self.title = $0 }  // expected-error {{converting function value of type '@MainActor @Sendable (String) -> ()' to '@Sendable (String) -> Void' loses global actor 'MainActor'}}
   }
+
+  // A scoped observation calls its observer on the sending thread too: no main-actor closure.
+  func scopesAMainActorClosure(_ signal: Signal<String>) {
+    signal.observe(duringScopeOf: self) { @MainActor in self.title = $0 }  // expected-error {{converting function value of type '@MainActor @Sendable (String) -> ()' to '@Sendable (String) -> Void' loses global actor 'MainActor'}}
+  }
 }
 
 @MainActor final class Label {
