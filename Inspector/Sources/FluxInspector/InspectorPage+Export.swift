@@ -37,7 +37,7 @@ extension InspectorPage {
     logPath: String, to outputPath: String, replacingAnyFile: Bool = false
   ) throws(InspectorError) {
     guard !outputPath.isEmpty else { throw InspectorError("cannot write a page to an empty path: name a file") }
-    let contents = try LogFile.read(path: logPath)
+    let (document, log) = try LogDocument.read(path: logPath)
     let target = URL(fileURLWithPath: outputPath)
     let folder = target.deletingLastPathComponent()
     var isFolder: ObjCBool = false
@@ -45,11 +45,11 @@ extension InspectorPage {
       throw InspectorError("cannot write \(outputPath): the folder \(folder.path) does not exist")
     }
     let permissions = try checkReplaceable(
-      outputPath, log: contents.identity, logPath: logPath, replacingAnyFile: replacingAnyFile)
-    let page = selfContained(document: LogDocument.json(path: logPath, contents: contents))
+      outputPath, log: log, logPath: logPath, replacingAnyFile: replacingAnyFile)
+    let page = selfContained(document: document)
     let aside = folder.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp").path
     do {
-      try write(Array(page.utf8), to: aside, permissions: permissions ?? contents.identity.permissions & 0o666)
+      try write(Array(page.utf8), to: aside, permissions: permissions ?? log.permissions & 0o666)
     } catch {
       unlink(aside)
       throw InspectorError("cannot write \(outputPath): \(error.message)")

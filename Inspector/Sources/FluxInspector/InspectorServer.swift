@@ -27,12 +27,12 @@ import ServiceLifecycle
 ///
 /// - `/`: the page; `/inspector.js` and `/inspector.css`: its script and style;
 /// - `/log`: the log as ``LogDocument`` writes it, with what was written since the last request;
-/// - `/events?from=BYTE&line=N&file=FILE`: server-sent events: each `lines` event carries the
-///   entries of lines written after byte `BYTE` (whose first is line `N`) of the file that `FILE`
-///   names, as `/log` or the last event gave them, checked about five times a second; a `reset`
-///   event says that the log was cut short, replaced or written over (or was, before the page
-///   asked), and the page loads `/log` again. A number out of range, or not a number, is
-///   refused with 400 and a message.
+/// - `/events?from=BYTE&line=N&identity=ID`: server-sent events: each `lines` event carries the
+///   entries of lines written after byte `BYTE` (whose first is line `N`) of the file that `ID`
+///   names (see ``LogIdentity``), as `/log` or the last event gave them, checked about five
+///   times a second; a `reset` event says that the log was cut short, replaced or written over
+///   (or was, before the page asked), and the page loads `/log` again. A number out of range,
+///   or not a number, is refused with 400 and a message.
 ///
 /// It answers only requests for its own address (`Host: 127.0.0.1:PORT` or `localhost:PORT`, or
 /// the address it listens on), so that no other site's page can read the log through a name
@@ -219,9 +219,9 @@ struct LogEvents: Sendable {
   func send(until stop: StopSignal, _ send: (String) async throws -> Void) async throws {
     try await send("retry: 1000\n\n")
     let path = path
-    let token = query.file
+    let query = query
     var follower: LogFollower
-    switch await FileWork.run({ LogFollower.resume(path: path, from: token) }) {
+    switch await FileWork.run({ LogFollower.resume(path: path, from: query) }) {
     case .following(let resumed): follower = resumed
     case .reset(let step):
       try await send(Self.event(step))

@@ -53,7 +53,7 @@ final class LogCache: @unchecked Sendable {
       self.mark = mark
       return LogDocument.json(
         path: path, entries: entries + (last.map { [$0] } ?? []), end: mark.offset, lines: mark.lines,
-        partial: last != nil, file: mark.token)
+        partial: last != nil, identity: LogIdentity(of: file, descriptor: descriptor)?.text ?? "")
     }
   }
 }

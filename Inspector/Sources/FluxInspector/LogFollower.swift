@@ -19,30 +19,32 @@ struct LogFollower: Sendable {
   static let chunksPerLook = 4
 
   let path: String
+  /// The file followed, as each event names it.
+  let identity: String
   /// What the page has: whole lines up to an offset.
   private(set) var mark: LogMark
   /// How many bytes after the mark's offset hold no line break.
   private var scanned = 0
   /// The file at the last look that read everything in it.
   private var seen: LogFile.Identity?
-  /// How many bytes the looks have read from the file, for tests.
-  private(set) var bytesRead = 0
 
-  init(path: String, mark: LogMark) {
+  init(path: String, identity: String, mark: LogMark) {
     self.path = path
+    self.identity = identity
     self.mark = mark
   }
 
-  /// The follower of the log at `path` from where the page that has `token` stands, or the
-  /// step that tells the page to load the log again (the log is another file now, shorter, or
-  /// has other bytes before that offset).
-  static func resume(path: String, from token: LogMark.Token) -> Start {
+  /// The follower of the log at `path` from where the page that asked `query` stands, or the
+  /// step that tells the page to load the log again: the log is another file now, or shorter,
+  /// or the offset is not where a line starts in it.
+  static func resume(path: String, from query: EventsQuery) -> Start {
     do {
-      let mark = try LogFile.withOpenFile(path: path) { descriptor, file in
-        LogMark.find(token, in: file, descriptor: descriptor)
+      return try LogFile.withOpenFile(path: path) { descriptor, file in
+        guard let identity = LogIdentity(of: file, descriptor: descriptor), identity == query.identity,
+          let mark = LogMark(at: query.from, lines: query.line - 1, in: file, descriptor: descriptor)
+        else { return .reset(.reset("the log changed since the page read it")) }
+        return .following(LogFollower(path: path, identity: identity.text, mark: mark))
       }
-      guard let mark else { return .reset(.reset("the log changed since the page read it")) }
-      return .following(LogFollower(path: path, mark: mark))
     } catch {
       return .reset(.reset(error.message))
     }
@@ -78,14 +80,12 @@ struct LogFollower: Sendable {
         }
       return [.reset(reason)]
     }
-    bytesRead += 2 * min(mark.offset, LogMark.window)
     var steps: [Step] = []
     var start = mark.offset + scanned
     var chunks = 0
     while start < file.size && chunks < Self.chunksPerLook {
       chunks += 1
       let bytes = try LogFile.read(descriptor, path: path, in: start..<min(file.size, start + Self.chunkSize))
-      bytesRead += bytes.count
       // Cut short while it was read: the next look tells.
       if bytes.isEmpty { break }
       if let lastBreak = bytes.lastIndex(of: UInt8(ascii: "\n")) {
@@ -94,7 +94,6 @@ struct LogFollower: Sendable {
         let whole =
           start == mark.offset
           ? bytes[..<(lastBreak + 1)] : try LogFile.read(descriptor, path: path, in: mark.offset..<end)[...]
-        if start != mark.offset { bytesRead += whole.count }
         guard whole.count == end - mark.offset else { break }
         let lines = LogLines(whole, firstLine: mark.lines + 1, includePartialLine: false)
         mark = mark.advanced(over: whole, lines: lines.completeLines)
@@ -102,7 +101,7 @@ struct LogFollower: Sendable {
           .lines(
             LogDocument.json(
               path: path, entries: lines.entries, end: mark.offset, lines: mark.lines, partial: false,
-              file: mark.token)))
+              identity: identity)))
       }
       start += bytes.count
       scanned = start - mark.offset

@@ -94,12 +94,12 @@ struct ChangedLogTests {
     }
   }
 
-  @Test func eachDocumentNamesTheFileItCameFromAndEachEventTheFileAsItGrew() async throws {
+  @Test func eachDocumentAndEventNamesOneIdentityWhileTheFileGrowsAndAnotherForAnotherFile() async throws {
     let scratch = try Scratch()
     let log = try scratch.write("session.jsonl", lines(["a1"]))
     try await withServer(logPath: log) { port throws in
       let document = try ServedDocument(try await fetch("/log", port: port).body)
-      let file = try #require(document.object["file"] as? String)
+      let identity = try #require(document.object["identity"] as? String)
       let events = try Connection(port: port)
       events.send(document.eventsTarget)
       await events.read(until: "retry:")
@@ -112,13 +112,34 @@ struct ChangedLogTests {
       let grown = try ServedDocument(String(data))
       #expect(grown.object["lines"] as? Int == 2)
       #expect(grown.object["end"] as? Int == lines(["a1", "a2"]).utf8.count)
-      let next = try #require(grown.object["file"] as? String)
-      #expect(next != file)
+      #expect(grown.object["identity"] as? String == identity)
       // The page follows on from there, on this server or the next.
       let again = try Connection(port: port)
       again.send(grown.eventsTarget)
       let head = await again.read(until: "retry:")
       #expect(head.hasPrefix("HTTP/1.1 200") && !head.contains("reset"), "\(head)")
+      // Another session at the log's path, with the same first bytes up to its first line break.
+      try rewriteInPlace(log, lines(["a1", "b2", "b3"]))
+      let rewritten = try ServedDocument(try await fetch("/log", port: port).body)
+      #expect(stores(rewritten) == ["a1", "b2", "b3"])
+      let other = try scratch.write("other.jsonl", lines(["c1"]))
+      #expect(rename(other, log) == 0)
+      let replaced = try ServedDocument(try await fetch("/log", port: port).body)
+      #expect(replaced.object["identity"] as? String != identity)
+    }
+  }
+
+  /// A page that asks to follow from the middle of a line, however it got that offset.
+  @Test func followingFromAnOffsetThatIsNotTheStartOfALineIsAReset() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", lines(["a1", "a2"]))
+    try await withServer(logPath: log) { port throws in
+      let document = try ServedDocument(try await fetch("/log", port: port).body)
+      let identity = try #require(document.object["identity"] as? String)
+      let events = try Connection(port: port)
+      events.send("/events?from=7&line=2&identity=\(identity)")
+      let received = await events.read(until: "event: reset")
+      #expect(received.contains("event: reset") && !received.contains("event: lines"), "\(received)")
     }
   }
 }
@@ -143,7 +164,7 @@ struct GivenFileTests {
     #expect(run.status == 0, "\(run.error)")
     let html = try String(contentsOfFile: report, encoding: .utf8)
     #expect(html.contains(#"\"store\":\"given\""#))
-    #expect(!html.contains("beside"))
+    #expect(!html.contains(#"\"store\":\"beside\""#))
   }
 
   @Test func nothingAtThePathIsAnErrorEvenWithARecordingBesideIt() async throws {

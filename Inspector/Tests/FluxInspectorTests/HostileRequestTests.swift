@@ -32,10 +32,14 @@ struct HostileRequestTests {
     ("line=1", "from"),
     ("from=0&from=5&line=1", "from"),
     ("from=0&line=1&line=2", "line"),
-    ("from=0&line=1&file=", "file"),
-    ("from=0&line=1&file=abc", "file"),
-    ("from=0&line=1&file=1-2-99999999999999999999999-0-0000000000000000-0000000000000000", "file"),
-    ("from=0&line=1&file=-1-2-0-0-0000000000000000-0000000000000000", "file"),
+    ("from=0&line=1", "identity"),
+    ("from=0&line=1&identity=", "identity"),
+    ("from=0&line=1&identity=abc", "identity"),
+    ("from=0&line=1&identity=1-99999999999999999999999-0000000000000000", "identity"),
+    ("from=0&line=1&identity=-1-2-0000000000000000", "identity"),
+    ("from=0&line=1&identity=1-2-+000000000000000", "identity"),
+    ("from=0&line=1&identity=1-2-00000000000000000", "identity"),
+    ("from=0&line=1&identity=1-2-0000000000000000&identity=1-2-0000000000000000", "identity"),
   ]
 
   @Test func eventsRefuseEveryNumberOutOfRangeOrNotANumberWith400AndKeepServing() async throws {

@@ -104,7 +104,7 @@ struct ServerTests {
     let log = try scratch.write("session.jsonl", first)
     try await withServer(logPath: log) { port throws in
       let document = try ServedDocument(try await fetch("/log", port: port).body)
-      #expect(document.eventsTarget.hasPrefix("/events?from=\(first.utf8.count)&line=2&file="))
+      #expect(document.eventsTarget.hasPrefix("/events?from=\(first.utf8.count)&line=2&identity="))
       let events = try Connection(port: port)
       events.send(document.eventsTarget)
       #expect(await events.read(until: "retry:").contains("text/event-stream"))
@@ -132,7 +132,7 @@ struct ServerTests {
     #expect(document.contains(#""lines":1,"#))
     try await withServer(logPath: log) { port throws in
       let served = try ServedDocument(try await fetch("/log", port: port).body)
-      #expect(served.eventsTarget.hasPrefix("/events?from=\(Fixture.line().utf8.count + 1)&line=2&file="))
+      #expect(served.eventsTarget.hasPrefix("/events?from=\(Fixture.line().utf8.count + 1)&line=2&identity="))
       let events = try Connection(port: port)
       events.send(served.eventsTarget)
       await events.read(until: "retry:")

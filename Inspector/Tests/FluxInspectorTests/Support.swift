@@ -335,7 +335,7 @@ struct ServedDocument {
   var eventsTarget: String {
     let end = object["end"] as? Int ?? -1
     let lines = object["lines"] as? Int ?? -1
-    let file = (object["file"] as? String).map { "&file=\($0)" } ?? ""
-    return "/events?from=\(end)&line=\(lines + 1)\(file)"
+    let identity = (object["identity"] as? String).map { "&identity=\($0)" } ?? ""
+    return "/events?from=\(end)&line=\(lines + 1)\(identity)"
   }
 }
