@@ -94,7 +94,8 @@ public struct LogLines: Sendable {
     }
     let bom = "\u{FEFF}"
     let json = text.hasPrefix(bom) ? String(text.dropFirst()) : text
-    if let repeated = RepeatedKeys.first(in: json.utf8) {
+    let bomBytes: [UInt8] = [0xEF, 0xBB, 0xBF]
+    if let repeated = RepeatedKeys.first(in: content.starts(with: bomBytes) ? content.dropFirst(3) : content) {
       let place = repeated.path.isEmpty ? "" : ", in \"\(repeated.path)\""
       return badEntry(number, "the key \"\(repeated.key)\" is written twice\(place)", text)
     }

@@ -12,21 +12,24 @@ enum RepeatedKeys {
   /// The first key written twice in one object of `bytes`, a JSON value (as `Recording` checked
   /// it), and the path of that object (`"state.items[1]"`, empty for the line itself); `nil`
   /// when every object writes each key once.
-  static func first(in bytes: some Collection<UInt8>) -> (key: String, path: String)? {
+  static func first(in bytes: ArraySlice<UInt8>) -> (key: String, path: String)? {
     var containers: [Container] = []
     var iterator = bytes.makeIterator()
     while let byte = iterator.next() {
       switch byte {
       case UInt8(ascii: "{"), UInt8(ascii: "["):
-        let place = containers.last?.placeOfNext ?? ""
-        containers.append(Container(isObject: byte == UInt8(ascii: "{"), place: place))
+        containers.append(Container(isObject: byte == UInt8(ascii: "{"), parent: containers.last))
       case UInt8(ascii: "}"), UInt8(ascii: "]"):
         _ = containers.popLast()
       case UInt8(ascii: ","):
         containers.last?.next()
       case UInt8(ascii: "\""):
+        guard let container = containers.last, container.isExpectingKey else {
+          skipString(&iterator)
+          continue
+        }
         let text = readString(&iterator)
-        if let container = containers.last, container.isExpectingKey, !container.add(key: text) {
+        if !container.add(key: text) {
           return (String(decoding: text, as: UTF16.self), container.place)
         }
       default:
@@ -37,9 +40,17 @@ enum RepeatedKeys {
     return nil
   }
 
+  /// Skips a string after its opening quote, up to and including its closing one.
+  private static func skipString(_ iterator: inout IndexingIterator<ArraySlice<UInt8>>) {
+    while let byte = iterator.next() {
+      if byte == UInt8(ascii: "\"") { return }
+      if byte == UInt8(ascii: "\\") { _ = iterator.next() }
+    }
+  }
+
   /// Reads a string after its opening quote, up to and including its closing one, and returns
   /// its text as units of UTF-16.
-  private static func readString<Bytes: IteratorProtocol<UInt8>>(_ iterator: inout Bytes) -> [UInt16] {
+  private static func readString(_ iterator: inout IndexingIterator<ArraySlice<UInt8>>) -> [UInt16] {
     var units: [UInt16] = []
     var run: [UInt8] = []
     func flush() {
@@ -82,8 +93,10 @@ enum RepeatedKeys {
   /// An object or an array being read.
   private final class Container {
     let isObject: Bool
-    /// Where it is in the line, as a path.
-    let place: String
+    /// The container it is in, and the key or index it is at there.
+    private let parent: Container?
+    private let keyInParent: [UInt16]?
+    private let indexInParent: Int
     /// In an object, its keys so far, and whether a key comes next (not a value).
     private var keys: Set<[UInt16]> = []
     private var key: [UInt16] = []
@@ -91,9 +104,11 @@ enum RepeatedKeys {
     /// In an array, the index of the element being read.
     private var index = 0
 
-    init(isObject: Bool, place: String) {
+    init(isObject: Bool, parent: Container?) {
       self.isObject = isObject
-      self.place = place
+      self.parent = parent
+      keyInParent = parent.flatMap { $0.isObject ? $0.key : nil }
+      indexInParent = parent?.index ?? 0
       isExpectingKey = isObject
     }
 
@@ -109,13 +124,17 @@ enum RepeatedKeys {
       if isObject { isExpectingKey = true } else { index += 1 }
     }
 
-    /// The path of the value that comes next in it.
-    var placeOfNext: String {
-      if isObject {
-        let name = String(decoding: key, as: UTF16.self)
-        return place.isEmpty ? name : place + "." + name
+    /// Where it is in the line, as a path (`state.items[1]`), worked out when asked, by a loop.
+    var place: String {
+      var names: [String] = []
+      var container: Container? = self
+      while let current = container, current.parent != nil {
+        names.append(
+          current.keyInParent.map { "." + String(decoding: $0, as: UTF16.self) } ?? "[\(current.indexInParent)]")
+        container = current.parent
       }
-      return place + "[\(index)]"
+      let path = names.reversed().joined()
+      return path.hasPrefix(".") ? String(path.dropFirst()) : path
     }
   }
 }
