@@ -128,8 +128,12 @@ struct SuspensionTests {
     let second = Variable("b")
     let readings = Recorder<String>()
     let other = Variable(2)
-    second.signal.observe { _ in readings.append("first is \(first.value), other is \(other.value)") }
-    first.signal.observe { _ in readings.append("second is \(second.value)") }
+    // Each observer keeps the other variable: disposed at the end, so that nothing is left in a cycle.
+    let readingObservers = [
+      second.signal.observe { _ in readings.append("first is \(first.value), other is \(other.value)") },
+      first.signal.observe { _ in readings.append("second is \(second.value)") },
+    ]
+    defer { for observer in readingObservers { observer.dispose() } }
     swap(&first.value, &other.value)
     #expect(first.value == 2)
     #expect(other.value == 1)
