@@ -51,15 +51,29 @@ struct Fingerprint: Equatable {
 
 /// Files as the `todo` example reads and replaces them.
 enum TodoFiles {
+  /// Why a device, a pipe or a socket is neither read nor replaced.
+  static let notAPlainFile = "is not a plain file (a device, a pipe or a socket)"
+
   /// The bytes of the file at `path` and the identity of the file they were read from (one
   /// open file: no other file can come between), or the cause in words.
+  ///
+  /// Only a plain file is read: a pipe would keep the read waiting for a writer, and a device
+  /// such as `/dev/zero` would fill the memory, so either is refused, as `save` refuses to
+  /// replace one.
   static func read(_ path: String) throws(FileFailure) -> (identity: FileIdentity, bytes: [UInt8]) {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // Without waiting: opening a pipe to read waits until something opens it to write.
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else { throw FileFailure(path: path, errno: errno) }
     defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { throw FileFailure(path: path, errno: errno) }
-    if status.st_mode & S_IFMT == S_IFDIR { throw FileFailure(path: path, cause: "is a folder") }
+    switch status.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw FileFailure(path: path, cause: "is a folder")
+    default: throw FileFailure(path: path, cause: notAPlainFile)
+    }
+    // A plain file is read as usual: waiting for the disk, as a read without the flag does.
+    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65_536)
     while true {
@@ -91,7 +105,7 @@ enum TodoFiles {
       case S_IFREG, S_IFDIR:
         return target
       default:
-        throw FileFailure(path: target, cause: "is not a plain file (a device, a pipe or a socket)")
+        throw FileFailure(path: target, cause: notAPlainFile)
       }
     }
     throw FileFailure(path: path, errno: ELOOP)
