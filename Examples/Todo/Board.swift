@@ -167,6 +167,17 @@ final class Board {
     } catch {
       throw CommandError("could not save to \(error.path): \(error.cause)")
     }
+    // The check and the rename as one step for every session: a session saving the same file
+    // now saves first, and this one then finds a file it has not loaded. (The folder is made
+    // first, so that two first saves into a new folder take its lock too.)
+    let lock: FolderLock?
+    do {
+      try FileFolders.make(folder)
+      lock = try FolderLock(folder: URL(fileURLWithPath: target).deletingLastPathComponent().path)
+    } catch {
+      throw CommandError("could not save to \(error.path): \(error.cause)")
+    }
+    defer { withExtendedLifetime(lock) {} }  // held until the save is over
     if !replacing, let reason = files.whyNotReplace(target) {
       throw CommandError(
         "save does not replace \(file): \(reason); type save --replace to replace it, or save to another folder")

@@ -126,3 +126,46 @@ enum TodoFiles {
     return URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(destination).path
   }
 }
+
+/// A lock on a folder that every `todo` session takes to save into it, held from the check of
+/// what a save replaces until the save has renamed its file into place: two sessions that save
+/// one file at once never both replace it, as the second checks once the first has saved, and
+/// finds a file it has not loaded.
+///
+/// An advisory lock (`flock`) on the folder itself, so nothing is added to the folder: the
+/// system lets go of it when the lock is freed, or when the process ends, even by `kill -9`.
+/// Other programs do not take it.
+final class FolderLock {
+  private let descriptor: Int32
+
+  /// How long, in milliseconds, a save waits for another session's save in the same folder.
+  static let patience = 10_000
+
+  /// Takes the lock of `folder`, waiting for a save of another session there to end; `nil` when
+  /// the folder cannot be opened to lock it (it does not exist, or may not be read), and the
+  /// save, which then runs without the lock, says what is wrong, if anything. Throws when
+  /// another session keeps the lock longer than ``patience`` (a session stopped in a save).
+  init?(folder: String) throws(FileFailure) {
+    let opened = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard opened >= 0 else { return nil }
+    var waited = 0
+    while flock(opened, LOCK_EX | LOCK_NB) != 0 {
+      let code = errno
+      guard code == EWOULDBLOCK || code == EINTR else {
+        close(opened)
+        return nil  // a file system without locks: the save runs as it would without one
+      }
+      guard waited < Self.patience else {
+        close(opened)
+        throw FileFailure(path: folder, cause: "another program is saving into it; try again when it is done")
+      }
+      usleep(10_000)
+      waited += 10
+    }
+    descriptor = opened
+  }
+
+  deinit {
+    close(descriptor)  // lets go of the lock
+  }
+}

@@ -40,4 +40,54 @@ struct SpecialFileTests {
     #expect(run.errors.contains("Error: could not save to \(kind == "pipe" ? file.path : kind): \(cause)"))
     #expect(!run.text.contains("Saved"))
   }
+
+  @Test(
+    "rule 17: two sessions that save one todo.md at once never both replace it: no saved item is lost",
+    arguments: [true, false])
+  func inv17_twoSessionsSavingAtOnceLoseNothingSaved(fileExists: Bool) throws {
+    var raced = 0
+    for round in 0..<20 {
+      let folder = try Faults.temporaryFolder("two-sessions")
+      defer { try? FileManager.default.removeItem(at: folder) }
+      if fileExists { try FileFaultTests.writeOldFile(in: folder) }
+      let file = FileFaultTests.todoFile(in: folder)
+      let runs = Runs()
+      DispatchQueue.concurrentPerform(iterations: 2) { session in
+        let title = session == 0 ? "First" : "Second"
+        runs.set(session, (title, Result { try Faults.run([], input: "add \(title)\nsave\n", in: folder) }))
+      }
+      let finished = try runs.all.map { ($0.title, try $0.run.get()) }
+      // Each session that says it saved finds its item in the file: a session that loaded the
+      // other's save saves both items; one that loaded the old file while the other saved is
+      // refused, and says so.
+      let items = try TodoFile.parse(bytes: [UInt8](Faults.contents(file) ?? Data())).first?.items.map(\.title)
+      for (title, run) in finished {
+        if run.output.contains("Saved 1 list to \(file.path)") {
+          #expect(items?.contains(title) == true, "round \(round): \(finished.map(\.1.text))")
+        } else {
+          raced += 1
+          #expect(run.errors.contains("Error: save does not replace \(file.path): "), "\(run.text)")
+          #expect(run.status == 1)
+        }
+      }
+      if fileExists { #expect(items?.first == "Kept") }
+      #expect(Faults.files(in: folder.appendingPathComponent("todo-lists"), startingWith: "todo.md.") == [])
+    }
+    print("two sessions\(fileExists ? "" : ", a new file"): \(raced) of 20 rounds had a save refused")
+  }
+}
+
+/// What each of two sessions run at once did.
+private final class Runs: @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var runs: [Int: (title: String, run: Result<TodoRun, any Error>)] = [:]
+
+  func set(_ session: Int, _ run: (title: String, run: Result<TodoRun, any Error>)) {
+    lock.withLock { runs[session] = run }
+  }
+
+  var all: [(title: String, run: Result<TodoRun, any Error>)] {
+    lock.withLock { runs.sorted { $0.key < $1.key }.map(\.value) }
+  }
 }
