@@ -81,18 +81,29 @@ package final class ActionTrace: @unchecked Sendable {
 
   /// The trace of the action whose `didCommit` or `didCancel` hooks run on this thread now, if
   /// its store traces it; `nil` elsewhere.
+  ///
+  /// Scoped to the hooks of one store: a store that traces runs its hooks in a scope of their
+  /// own action's trace, or of none (``during(_:_:)``), so that a hook which dispatches to
+  /// another traced store on `.immediate` never lends that store its trace. A store that does
+  /// not trace leaves the scope as it finds it: none of its hooks reads a trace (a middleware
+  /// that reads one is wrapped by ``AnyMiddleware/tracingActions()``, which makes its store trace).
   package static var current: ActionTrace? {
     guard let pointer = pthread_getspecific(key) else { return nil }
     // Set only by `during(_:_:)`, while the caller keeps the trace alive.
     return Unmanaged<ActionTrace>.fromOpaque(pointer).takeUnretainedValue()
   }
 
-  /// Runs `body` with `trace` as ``current``, then restores the one before (a hook may dispatch
-  /// to another store on `.immediate`, whose hooks then run inside it).
+  /// Runs `body`, the `didCommit` or `didCancel` hooks of a store that traces its actions, with
+  /// `trace` as ``current`` (no trace when `nil`: the action was not traced), then restores the
+  /// one before. A hook may dispatch to another store on `.immediate`, whose hooks then run
+  /// inside this scope: the scope of that store's own action (or of none) hides this one.
   @usableFromInline
-  static func during(_ trace: ActionTrace, _ body: () -> Void) {
+  static func during(_ trace: ActionTrace?, _ body: () -> Void) {
     let previous = pthread_getspecific(key)
-    set(Unmanaged.passUnretained(trace).toOpaque())
+    let pointer = trace.map { Unmanaged.passUnretained($0).toOpaque() }
+    // No trace, inside no trace: the common case of a traced store, one read and no write.
+    if pointer == previous { return withExtendedLifetime(trace, body) }
+    set(pointer)
     withExtendedLifetime(trace, body)
     set(previous)
   }
