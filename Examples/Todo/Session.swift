@@ -60,9 +60,12 @@ enum Session {
   /// A recording is read and checked whole before anything is dispatched: a bad or cut-short
   /// file is an error, and nothing is replayed.
   ///
-  /// `--record` writes its log aside and ``finish(_:)`` renames it into place when the session
-  /// ends: a file given to both `--record` and `--replay` keeps the old session until then, and
-  /// keeps it if the replay fails. A write to the log that fails is reported at once.
+  /// `--record` appends each action to its file as it ends, so the file holds every action
+  /// even when the session is killed; the file that was there before is kept beside it
+  /// (`FILE.1`, or the first free number), and said so. A file given to both `--record` and
+  /// `--replay` is read first, then kept as `FILE.1`; if the replay fails, the new file is
+  /// removed and the old one put back. A second `todo` recording to the same file is refused.
+  /// A write to the log that fails is reported at once.
   static func start(_ options: Options, folder: URL, executor: Executor = .mainThread) async throws(CommandError)
     -> Board
   {
@@ -76,6 +79,9 @@ enum Session {
         }
       } catch {
         throw CommandError("cannot record to \(path): \(error.cause)")
+      }
+      if let previous = output?.previousFile {
+        Terminal.write("Recording to \(path); the file that was there is kept as \(previous.lastPathComponent).")
       }
     }
     let board = Board(
@@ -108,17 +114,55 @@ enum Session {
     return board
   }
 
-  /// Ends the session: the log of `--record` is put in place. Returns whether all went well;
-  /// if not, says what went wrong.
+  /// Ends the session: the log of `--record` is written to the disk and closed. Returns whether
+  /// all went well; if not, says what went wrong.
   static func finish(_ board: Board) -> Bool {
     guard let log = board.log else { return true }
     do {
       try log.finish()
       return true
     } catch {
-      Terminal.error("todo: the recording was not saved: \(error)")
+      Terminal.error("todo: the recording is incomplete: \(error)")
       return false
     }
+  }
+
+  /// The signals that end a session early: Ctrl-C, `kill`, and a terminal that closes.
+  nonisolated static let endingSignals = [SIGINT, SIGTERM, SIGHUP]
+
+  /// When a signal of ``endingSignals`` ends a session that records to `log`: writes the lines
+  /// still on their way (each line already written is in the file: the log appends it there as
+  /// its action ends), closes the file, says so if that failed, then lets the signal end the
+  /// program as it would have. Returns what catches the signals, to keep while the session runs.
+  ///
+  /// Not on the main actor: the handlers run on a global queue, while the main thread may be
+  /// waiting for input.
+  nonisolated static func finishRecording(onSignal log: ActionLog) -> [any DispatchSourceSignal] {
+    var sources: [any DispatchSourceSignal] = []
+    for number in endingSignals {
+      // Caught by the source, not by the default action that ends the program at once.
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler {
+        log.flush()
+        do {
+          try log.finish()
+        } catch {
+          Terminal.error("todo: the recording is incomplete: \(error)")
+        }
+        // The default action, on this thread: a program started with these signals blocked (a
+        // parent's mask is inherited) would otherwise keep the signal pending, and run on.
+        signal(number, SIG_DFL)
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, number)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        raise(number)
+      }
+      source.resume()
+      sources.append(source)
+    }
+    return sources
   }
 
   private static func read(_ path: String) throws(CommandError) -> Recording {
