@@ -118,13 +118,28 @@ private final class RunningTodo: @unchecked Sendable {
     process.standardInput = input
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try Self.runWithSignalsUnblocked(process)
     // A program that never prints what a test waits for would keep the test waiting: it is
     // stopped after two minutes, which ends the wait (and fails the test).
     let process = self.process
     DispatchQueue.global().asyncAfter(deadline: .now() + 120) {
       if process.isRunning { process.terminate() }
     }
+  }
+
+  /// Starts `process` as a shell would, with no signal blocked: a child inherits the mask of
+  /// the thread that starts it, and the test runner's threads block most signals, which would
+  /// keep the child from ever seeing the one a test sends.
+  private static func runWithSignalsUnblocked(_ process: Process) throws {
+    let started = Started()
+    let thread = Thread {
+      var none = sigset_t()
+      sigemptyset(&none)
+      pthread_sigmask(SIG_SETMASK, &none, nil)
+      started.set(Result { try process.run() })
+    }
+    thread.start()
+    try started.wait().get()
   }
 
   func send(_ text: String) {
@@ -147,5 +162,22 @@ private final class RunningTodo: @unchecked Sendable {
     process.waitUntilExit()
     return process.terminationReason == .uncaughtSignal
       ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)
+  }
+}
+
+/// The outcome of starting a program on another thread.
+private final class Started: @unchecked Sendable {
+  private let done = DispatchSemaphore(value: 0)
+  // Written once, before `done` is signalled; read after it is waited for.
+  private var outcome: Result<Void, any Error>?
+
+  func set(_ outcome: Result<Void, any Error>) {
+    self.outcome = outcome
+    done.signal()
+  }
+
+  func wait() -> Result<Void, any Error> {
+    done.wait()
+    return outcome!
   }
 }
