@@ -54,7 +54,9 @@ public struct ActionLogOutput: Sendable {
   /// or the end of the process), a second `file(_:)` for the same path, in this process or
   /// another, throws "another action log is writing to it", and moves nothing. The hold is an
   /// exclusive `flock` on the file, which the system gives back when the process ends, however
-  /// it ends: a crashed writer never keeps the next one out.
+  /// it ends: a crashed writer never keeps the next one out. (A child process forked while the
+  /// file is open shares the hold until it executes its program, which closes the file for it,
+  /// or ends.)
   ///
   /// A write that fails (the disk is full, the file passes the process's size limit) is
   /// reported, never dropped in silence: `onFailure` receives it, once, on the thread that

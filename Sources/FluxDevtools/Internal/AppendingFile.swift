@@ -39,6 +39,10 @@ private func systemClose(_ descriptor: Int32) -> Int32 {
 /// A process killed while it opens may leave its empty temporary file (`PATH.opening-…`), or
 /// a second name (`PATH.N`) of the old file, which is still at the path: nothing is lost.
 ///
+/// The descriptor is closed on `exec`, but a child forked while the file is open shares it,
+/// and its lock, until the child executes its program or ends: an opener in that moment is
+/// refused, as if the writer still ran.
+///
 /// Not thread-safe: one owner writes it, or a lock guards it.
 package final class AppendingFile {
   /// The path the lines go to.
