@@ -77,7 +77,7 @@ struct OuterProbe: Middleware {
   let probe: TraceProbe
 
   func didCommit(action: Int, state: OuterTraceState) {
-    probe.note(ActionTrace.current?.dispatch)
+    probe.note(ActionTrace.current(for: state)?.dispatch)
   }
 }
 
@@ -103,6 +103,6 @@ final class TraceProbe: Middleware, @unchecked Sendable {
   }
 
   func didCommit(action: Int, state: TraceState) {
-    note(ActionTrace.current?.dispatch)
+    note(ActionTrace.current(for: state)?.dispatch)
   }
 }

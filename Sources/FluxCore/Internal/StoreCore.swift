@@ -153,11 +153,11 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       target.state._withUnsafeGuaranteedRef { state in
         pipeline.willCommit(pending.action, state)
         target.mutations.commit(action: pending.action, state: state)
-        // Tested, not bound: a store that does not trace retains and releases nothing here. A
-        // store that traces scopes even an untraced action, so its hooks never read the trace
-        // of a store whose hook dispatched to it.
-        if _slowPath(pending.trace != nil || pipeline.tracesActions) {
-          ActionTrace.during(pending.trace) { pipeline.didCommit(pending.action, state) }
+        // Tested, not bound: a store that does not trace retains and releases nothing here.
+        if _slowPath(pending.trace != nil) {
+          ActionTrace.during(pending.trace.unsafelyUnwrapped, of: ObjectIdentifier(state)) {
+            pipeline.didCommit(pending.action, state)
+          }
         } else {
           pipeline.didCommit(pending.action, state)
         }
@@ -330,8 +330,10 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       }
       let action = handout.pending.action
       if handout.pending.stage == Pending.cancelled {
-        if _slowPath(handout.pending.trace != nil || pipeline.tracesActions) {
-          ActionTrace.during(handout.pending.trace) { pipeline.didCancel(action, state) }
+        if _slowPath(handout.pending.trace != nil) {
+          ActionTrace.during(handout.pending.trace.unsafelyUnwrapped, of: ObjectIdentifier(state)) {
+            pipeline.didCancel(action, state)
+          }
         } else {
           pipeline.didCancel(action, state)
         }
@@ -340,8 +342,10 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       }
       pipeline.willCommit(action, state)
       target.mutations.commit(action: action, state: state)
-      if _slowPath(handout.pending.trace != nil || pipeline.tracesActions) {
-        ActionTrace.during(handout.pending.trace) { pipeline.didCommit(action, state) }
+      if _slowPath(handout.pending.trace != nil) {
+        ActionTrace.during(handout.pending.trace.unsafelyUnwrapped, of: ObjectIdentifier(state)) {
+          pipeline.didCommit(action, state)
+        }
       } else {
         pipeline.didCommit(action, state)
       }
