@@ -135,23 +135,29 @@ enum Session {
   /// its action ends), closes the file, says so if that failed, then lets the signal end the
   /// program as it would have. Returns what catches the signals, to keep while the session runs.
   ///
-  /// Not on the main actor: the handlers run on a global queue, while the main thread may be
-  /// waiting for input.
+  /// Called on the main thread, which it makes block those signals, as the threads of the
+  /// global queues do: a signal then waits for its handler, which runs on a global queue (the
+  /// main thread may be waiting for input), even one that comes before the handler is in place.
+  /// Ignoring the signals instead would drop one that came in that moment.
   nonisolated static func finishRecording(onSignal log: ActionLog) -> [any DispatchSourceSignal] {
+    var blocked = sigset_t()
+    sigemptyset(&blocked)
+    for number in endingSignals { sigaddset(&blocked, number) }
+    pthread_sigmask(SIG_BLOCK, &blocked, nil)
     var sources: [any DispatchSourceSignal] = []
     for number in endingSignals {
-      // Caught by the source, not by the default action that ends the program at once.
-      signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
       source.setEventHandler {
         log.flush()
         do {
           try log.finish()
         } catch {
-          Terminal.error("todo: the recording is incomplete: \(error)")
+          // Not through `Terminal.error`, whose `fflush(nil)` waits for standard input's lock,
+          // which the main thread holds while it waits for a line.
+          let message = Terminal.visible("todo: the recording is incomplete: \(error)") + "\n"
+          FileHandle.standardError.write(Data(message.utf8))
         }
-        // The default action, on this thread: a program started with these signals blocked (a
-        // parent's mask is inherited) would otherwise keep the signal pending, and run on.
+        // The default action, on this thread, which lets the signal through.
         signal(number, SIG_DFL)
         var signals = sigset_t()
         sigemptyset(&signals)

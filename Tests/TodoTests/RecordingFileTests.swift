@@ -33,6 +33,23 @@ struct RecordingFileTests {
     #expect(Faults.files(in: folder, startingWith: "s.jsonl") == ["s.jsonl", "s.jsonl.1"])
   }
 
+  @Test("rule 17: a recording killed with -9 while it writes leaves every whole line readable at the path")
+  func inv17_killedWhileWritingKeepsEveryWholeLine() throws {
+    let folder = try Faults.temporaryFolder("killed-writing")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let log = folder.appendingPathComponent("s.jsonl")
+    let todo = try RunningTodo(["--record", "s.jsonl"], in: folder)
+    // Each line holds the list after the commit: the lines grow, so the log is being written
+    // when the kill comes.
+    let title = String(repeating: "x", count: 200)
+    todo.send((1...400).map { "add \($0) \(title)\n" }.joined())
+    #expect(todo.waitForOutput("150. [ ] 150 "))
+    #expect(todo.end(by: SIGKILL) == .signalled(SIGKILL))
+    let recording = try Recording(contentsOf: log, allowingCutShortLastLine: true)
+    #expect(recording.entries.count >= 150)
+    #expect(recording.entries.allSatisfy { $0.store == "list:Inbox" })
+  }
+
   @Test(
     "rule 17: a second todo recording to the file another todo records to is refused, and moves nothing; once that one is killed, the next opens"
   )
