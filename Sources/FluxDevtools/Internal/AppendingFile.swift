@@ -65,6 +65,7 @@ package final class AppendingFile {
       // Each turn either opens, fails, or finds that another opener changed the path meanwhile.
       guard attempt <= 64 else { throw FileFailure(path: path, cause: "it kept changing while the log opened it") }
       if let (descriptor, previous) = try Self.takePath(path) {
+        Self.syncFolder(of: url)
         self.descriptor = descriptor
         self.previous = previous
         self.previousIdentity = previous.flatMap { FileIdentity(linkAt: $0) }
@@ -87,8 +88,10 @@ package final class AppendingFile {
       let count = bytes.withUnsafeBytes { buffer in
         systemWrite(descriptor, buffer.baseAddress! + written, buffer.count - written)
       }
-      if count < 0 {
-        let code = errno
+      if count <= 0 {
+        // Nothing written for bytes to write is a failure too (one the system does not name),
+        // not a reason to try forever.
+        let code = count < 0 ? errno : EIO
         if code == EINTR { continue }
         if written > 0 { removeLast(written) }
         throw FileFailure(path: path, errno: code)
@@ -288,6 +291,15 @@ package final class AppendingFile {
       attempt += 1
       guard code == EEXIST, attempt < 16 else { throw FileFailure(path: path, errno: code) }
     }
+  }
+
+  /// Writes the folder of `url` to the disk: the new file's name, and the kept one's, survive a
+  /// power loss. A folder that cannot be synced leaves them in place all the same.
+  private static func syncFolder(of url: URL) {
+    let folder = open(url.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
+    guard folder >= 0 else { return }
+    _ = fsync(folder)
+    _ = systemClose(folder)
   }
 
   /// Whether `path` names the file open as `descriptor`.
