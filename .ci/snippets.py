@@ -14,6 +14,12 @@ blocks declare. An HTML comment on the line before a block changes how it is tre
 
 Anywhere in a file, `<!-- snippet: include PATH -->` puts the Swift file at PATH before its
 blocks: declarations an article uses without showing them.
+
+Anywhere in a file, `<!-- snippet: tests-of DIR -->` makes its blocks a test file of the
+executable whose sources are in DIR, as a test target holds it: the sources are built into a
+module named after DIR's last component, with testing enabled, and the blocks go into a file of
+their own, after the imports and `@testable import` of that module, type-checked as a library
+file (declarations only). So an article's tests compile against that program unchanged.
 """
 
 import os
@@ -24,6 +30,7 @@ import tempfile
 
 IMPORTS = "import Dispatch\nimport FluxCore\nimport FluxReactive\nimport FluxTesting\nimport Foundation\nimport Observation\n"
 INCLUDE = re.compile(r"<!--\s*snippet:\s*include\s+(?P<path>\S+)\s*-->")
+TESTS_OF = re.compile(r"<!--\s*snippet:\s*tests-of\s+(?P<path>\S+)\s*-->")
 BLOCK = re.compile(r"(?:<!--\s*snippet:\s*(?P<directive>[^>]*?)\s*-->\s*\n)?```swift\n(?P<code>.*?)^```", re.S | re.M)
 
 
@@ -39,9 +46,15 @@ def declared(name):
 
 
 def program(path, failures):
+    """The Swift file made of the blocks of `path`, the (start, markdown, line) of each block in
+    it, and the folder of the executable it tests (`tests-of`), or None."""
     with open(path, encoding="utf-8") as markdown:
         text = markdown.read()
+    tests_of = TESTS_OF.search(text)
+    tested = tests_of.group("path").rstrip("/") if tests_of else None
     parts = [IMPORTS]
+    if tested:
+        parts.append(f"@testable import {os.path.basename(tested)}\n")
     for include in INCLUDE.finditer(text):
         with open(include.group("path"), encoding="utf-8") as support:
             parts.append(support.read())
@@ -66,35 +79,60 @@ def program(path, failures):
         start = sum(part.count("\n") for part in parts) + 1
         lines.append((start, path, line))
         parts.append(code)
-    return "".join(parts), lines
+    return "".join(parts), lines, tested
+
+
+def build_tested(folder, modules, directory):
+    """Builds the sources of the executable in `folder` into a module in `directory`, with
+    testing enabled, as `swift build` builds a target that tests import; its errors, or None."""
+    name = os.path.basename(folder)
+    sources = sorted(os.path.join(folder, file) for file in os.listdir(folder) if file.endswith(".swift"))
+    result = subprocess.run(
+        ["swiftc", "-emit-module", "-module-name", name, "-enable-testing", "-swift-version", "6",
+         "-warnings-as-errors", "-I", modules, "-emit-module-path", os.path.join(directory, name + ".swiftmodule")]
+        + sources,
+        capture_output=True,
+        text=True,
+    )
+    return None if result.returncode == 0 else result.stdout + result.stderr
 
 
 def main():
     modules, files = sys.argv[1], sys.argv[2:]
     failures = []
     for path in files:
-        source, lines = program(path, failures)
+        source, lines, tested = program(path, failures)
         if len(lines) == 0:
             continue
         with tempfile.TemporaryDirectory() as directory:
-            main_swift = os.path.join(directory, "main.swift")
-            with open(main_swift, "w", encoding="utf-8") as out:
+            # A program's code is its `main.swift`; a test file is a library file, beside the
+            # module it tests.
+            name = "Tests.swift" if tested else "main.swift"
+            swift_file = os.path.join(directory, name)
+            with open(swift_file, "w", encoding="utf-8") as out:
                 out.write(source)
-            result = subprocess.run(
-                ["swiftc", "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules, main_swift],
-                capture_output=True,
-                text=True,
-            )
+            command = ["swiftc", "-typecheck", "-swift-version", "6", "-warnings-as-errors"]
+            if tested:
+                errors = build_tested(tested, modules, directory)
+                if errors is not None:
+                    failures.append(f"{path}: {tested}, which its tests import, does not compile:\n{errors}")
+                    continue
+                # Before the built modules, which hold the executable's module as `swift build`
+                # last built it.
+                command += ["-I", directory, "-parse-as-library"]
+            command += ["-I", modules]
+            result = subprocess.run(command + [swift_file], capture_output=True, text=True)
         if result.returncode != 0:
             def where(match):
                 number = int(match.group(1))
                 start, markdown, line = max((entry for entry in lines if entry[0] <= number), default=lines[0])
                 return f"{markdown}:{line + number - start}:"
 
-            message = re.sub(r"\S*main\.swift:(\d+):", where, result.stdout + result.stderr)
+            message = re.sub(r"\S*" + re.escape(name) + r":(\d+):", where, result.stdout + result.stderr)
             failures.append(f"{path}: its Swift code does not compile:\n{message}")
         else:
-            print(f"  {path}: {len(lines)} code blocks compile")
+            against = f", as tests of {tested}" if tested else ""
+            print(f"  {path}: {len(lines)} code blocks compile{against}")
     for failure in failures:
         print(failure, file=sys.stderr)
     sys.exit(1 if failures else 0)

@@ -5,7 +5,7 @@ import PackageDescription
 // its dependencies never reach the users of Flux.
 let package = Package(
   name: "FluxBenchmarks",
-  platforms: [.macOS(.v10_15)],
+  platforms: [.macOS(.v15)],  // the baseline's lock is a `Synchronization.Atomic`
   dependencies: [
     .package(name: "Flux", path: ".."),
     .package(url: "https://github.com/OpenCombine/OpenCombine.git", exact: "0.14.0"),

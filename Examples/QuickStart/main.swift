@@ -9,8 +9,8 @@ final class CounterState: State {
   fileprivate let count = Variable(0)
 }
 
-// Actions: what can happen, and functions that dispatch it.
-enum CounterAction: Sendable {
+// Actions: what can happen, and functions that dispatch it. Equatable, so that tests can compare them.
+enum CounterAction: Equatable, Sendable {
   case increment
   case add(Int)
 }
@@ -37,6 +37,10 @@ struct CounterMutations: Mutations {
 
 // Computed: what the rest of the program may read.
 extension Computed where State == CounterState {
+  var count: Constant<Int> {
+    state.count.constant
+  }
+
   var countText: Signal<String> {
     state.count.signal.map { "count: \($0)" }
   }

@@ -37,9 +37,19 @@ final class Board {
   /// input from a file or a pipe, where a long script would print its list again and again.
   var isQuiet = false
 
-  /// The `todo.md` files that a load could not read, and why: `save` does not replace one of
-  /// them unless asked with `save --replace`. A load or a save of the file takes it off.
-  private(set) var unreadFiles: [String: String] = [:]
+  /// The `todo.md` files this session loaded, saved, or could not read: `save` replaces no
+  /// other file, and none that changed since, unless asked with `save --replace`.
+  private var files = KnownFiles()
+
+  /// What the lists held when they were last loaded or saved (at first, one empty list): `load`
+  /// does not drop changes made since unless asked with `load --discard`.
+  private var stored: Fingerprint
+
+  /// Whether a load could not read a `todo.md` that is there.
+  var hasUnreadableFiles: Bool { files.hasUnreadableFiles }
+
+  /// Whether the lists changed since they were last loaded or saved.
+  var hasUnsavedChanges: Bool { Fingerprint(TodoFile.text(snapshots)) != stored }
 
   /// Runs just before a save renames its file into place.
   var beforeRename: @Sendable () -> Void = {}
@@ -53,6 +63,7 @@ final class Board {
     self.defaultFolder = defaultFolder
     self.log = log
     self.executor = executor
+    stored = Fingerprint(TodoFile.text([ListSnapshot(name: ListName.clean(firstList), items: [])]))
     board = Store(
       state: .init(firstList: firstList), mutations: .init(), executor: executor,
       middlewares: log.map { [$0.middleware(label: Self.boardLabel, snapshots: .encoding(\.recorded))] } ?? [])
@@ -108,41 +119,69 @@ final class Board {
     case .clearAll:
       return try clearAll()
     case .save(let path, let replacing):
-      let folder = path.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? defaultFolder
-      let file = folder.appendingPathComponent(TodoFile.name).path
-      if !replacing, let cause = unreadFiles[file] {
-        throw CommandError(
-          "save does not replace \(file): it could not be read (\(cause)); "
-            + "type save --replace to replace it, or save to another folder")
-      }
-      let snapshots = lists.map { ListSnapshot(name: $0.view.name, items: $0.store.computed.items.value) }
-      if await saving.actions.save(snapshots, to: folder, beforeRename: beforeRename) {
-        unreadFiles[file] = nil
-      }
+      try await save(to: path, replacing: replacing)
       return nil
-    case .load(let path):
+    case .load(let path, let discarding):
       let folder = path.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? defaultFolder
       let loaded = try read(folder: folder)
+      guard discarding || !hasUnsavedChanges else {
+        throw CommandError(
+          "load would drop the changes to the lists that are not saved; "
+            + "save them first, or type load --discard to drop them")
+      }
       load(loaded)
-      let count = loaded.count
+      let count = loaded.lists.count
       return
-        "Loaded \(count) \(count == 1 ? "list" : "lists") from \(folder.appendingPathComponent(TodoFile.name).path).\n"
-        + overview
+        (["Loaded \(count) \(count == 1 ? "list" : "lists") from \(folder.appendingPathComponent(TodoFile.name).path)."]
+        + loaded.notes + [overview]).joined(separator: "\n")
     }
   }
 
   /// Reads the `todo.md` of `folder`; a file that exists but could not be read is kept from
   /// being replaced by `save` unasked.
-  func read(folder: URL) throws(CommandError) -> [ListSnapshot] {
-    let file = folder.appendingPathComponent(TodoFile.name).path
+  func read(folder: URL) throws(CommandError) -> TodoFile.Loaded {
     do {
-      let loaded = try TodoFile.read(folder: folder)
-      unreadFiles[file] = nil
-      return loaded
+      return try TodoFile.read(folder: folder)
     } catch {
-      if error.fileExists { unreadFiles[file] = error.cause }
+      if let identity = error.identity { files.remember(identity, couldNotBeRead: error.cause) }
       throw CommandError(error.message)
     }
+  }
+
+  /// Replaces every list with those `loaded` read, which `save` may then replace.
+  func load(_ loaded: TodoFile.Loaded) {
+    load(loaded.lists)
+    files.remember(loaded.identity, holds: loaded.content)
+    stored = Fingerprint(TodoFile.text(loaded.lists))
+  }
+
+  /// Writes every list to the `todo.md` of the folder at `path` (the default folder's when
+  /// `nil`): over a file that is there only if this session loaded or saved what it holds, or
+  /// when `replacing`. A link there keeps leading to the file, which gets the lists.
+  private func save(to path: String?, replacing: Bool) async throws(CommandError) {
+    let folder = path.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? defaultFolder
+    let file = folder.appendingPathComponent(TodoFile.name).path
+    let target: String
+    do {
+      target = try TodoFiles.saveTarget(of: file)
+    } catch {
+      throw CommandError("could not save to \(error.path): \(error.cause)")
+    }
+    if !replacing, let reason = files.whyNotReplace(target) {
+      throw CommandError(
+        "save does not replace \(file): \(reason); type save --replace to replace it, or save to another folder")
+    }
+    let lists = snapshots
+    try await saving.actions.save(
+      lists, to: URL(fileURLWithPath: target), named: file, in: folder, beforeRename: beforeRename)
+    let content = Fingerprint(TodoFile.text(lists))
+    stored = content
+    if let identity = FileIdentity(path: target) { files.remember(identity, holds: content) }
+  }
+
+  /// Every list as it is now.
+  private var snapshots: [ListSnapshot] {
+    lists.map { ListSnapshot(name: $0.view.name, items: $0.store.computed.items.value) }
   }
 
   /// What an item command prints: the whole list, or when quiet, the row it changed (`row`,

@@ -80,10 +80,9 @@ struct BoardMutations: Mutations {
       case .use(let name):
         if lists.entries.contains(where: { $0.name == name }) { lists.current = name }
       case .drop(let name):
-        let left = lists.entries.filter { $0.name != name }
-        guard let first = left.first else { return }
-        lists.entries = left
-        if !left.contains(where: { $0.name == lists.current }) { lists.current = first.name }
+        guard lists.entries.contains(where: { $0.name != name }) else { return }
+        lists.entries.removeAll { $0.name == name }
+        if !lists.entries.contains(where: { $0.name == lists.current }) { lists.current = lists.entries[0].name }
       case .replace(let names):
         var unique: [String] = []
         for name in names.map(ListName.clean)

@@ -16,7 +16,9 @@ enum Command: Equatable {
   /// Writes every list to the folder's `todo.md` (the default folder's when `nil`); with
   /// `replacing`, even over a file that could not be read.
   case save(String?, replacing: Bool = false)
-  case load(String?)
+  /// Replaces every list with those of the folder's `todo.md` (the default folder's when
+  /// `nil`); with `discarding`, even when the lists have changes that are not saved.
+  case load(String?, discarding: Bool = false)
   case quit
 }
 
@@ -35,7 +37,8 @@ extension Command {
   /// One rule for what follows the command's word: a command that takes a name, a title or a
   /// folder takes the rest of the line; one that takes a number takes one number; one that
   /// takes nothing takes nothing. Anything more is an error, and nothing runs. A name or title
-  /// with a control character (a tab, an escape) is refused.
+  /// with a control character (a tab, an escape) is refused. A word that is no command, or a
+  /// flag that is not the command's, is an error that names the one it most likely meant.
   init(parsing line: String) throws(CommandError) {
     let (word, rest) = Self.split(line)
     let command = word.lowercased()
@@ -78,19 +81,39 @@ extension Command {
       default: throw CommandError("clear takes nothing or \"all\", not \"\(rest)\"")
       }
     case "save":
-      let (flag, folder) = Self.split(rest)
-      if flag == "--replace" {
-        self = .save(folder.isEmpty ? nil : folder, replacing: true)
-      } else {
-        self = .save(rest.isEmpty ? nil : rest)
-      }
+      let (folder, replacing) = try Self.folder(rest, command: command, flag: "--replace")
+      self = .save(folder, replacing: replacing)
     case "load":
-      self = .load(rest.isEmpty ? nil : rest)
+      let (folder, discarding) = try Self.folder(rest, command: command, flag: "--discard")
+      self = .load(folder, discarding: discarding)
     case "quit", "exit":
       self = .quit
     default:
-      throw CommandError("unknown command \"\(word)\"; type help to see the commands")
+      let guess = Suggestion.didYouMean(command, among: Self.words, quoted: true).map { " (\($0))" } ?? ""
+      throw CommandError("unknown command \"\(word)\"\(guess); type help to see the commands")
     }
+  }
+
+  /// Every word that starts a command, aliases included.
+  static let words = [
+    "help", "lists", "ls", "show", "new", "use", "drop", "add", "done", "undo", "edit", "remove", "rm", "clear",
+    "save", "load", "quit", "exit",
+  ]
+
+  /// The folder of `save` or `load`, and whether `flag` came before it. A first word that
+  /// starts with `--` and is not `flag` is a mistyped flag, not a folder (`./--name` is a
+  /// folder of that name).
+  private static func folder(_ rest: String, command: String, flag: String) throws(CommandError) -> (
+    folder: String?, flagged: Bool
+  ) {
+    let (first, folder) = split(rest)
+    if first == flag { return (folder.isEmpty ? nil : folder, true) }
+    if first.hasPrefix("--") {
+      let guess = Suggestion.didYouMean(first, among: [flag]) ?? "its flag is \(flag)"
+      throw CommandError(
+        "\(command) has no flag \(first); \(guess) (a folder whose name starts with -- is written ./\(first))")
+    }
+    return (rest.isEmpty ? nil : rest, false)
   }
 
   /// The first word of `line` and the rest, both trimmed.

@@ -2,8 +2,10 @@ import Foundation
 
 /// The session `todo --demo` runs.
 enum Demo {
+  /// The commands, saving to a new folder of their own (`todo-demo-` and six characters, in
+  /// the temporary folder), as a save does not replace a `todo.md` the session never read.
   static var script: [String] {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("todo-demo").path
+    let folder = newFolder()
     return [
       "# Each list is a store of its own. Inbox exists from the start.",
       "add Call the plumber",
@@ -28,5 +30,14 @@ enum Demo {
       "# Saving is an async action; each step is committed and shown as it happens.",
       "save \(folder)",
     ]
+  }
+
+  /// A new folder in the temporary folder; if none can be made, the path of one, which the
+  /// save then says it cannot write.
+  private static func newFolder() -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("todo-demo-XXXXXX").path
+    var template = Array(path.utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    return made.map { String(cString: $0) } ?? path
   }
 }

@@ -14,12 +14,41 @@ struct ListSnapshot: Equatable, Sendable {
   }
 }
 
-/// Where a save stands.
-enum SaveStatus: Equatable, Sendable {
-  case idle
-  case saving(file: String, written: [String], total: Int)
-  case saved(file: String, lists: Int)
-  case failed(String)
+/// Where a save stands: what the status line shows.
+struct SaveStatus: Equatable, Sendable {
+  enum Phase: Equatable, Sendable {
+    case idle
+    case saving
+    case saved
+    case failed(String)
+  }
+
+  var phase = Phase.idle
+  /// The file being saved, as the user named it.
+  var file = ""
+  /// The lists written so far, in order: each step appends one, in place.
+  var written: [String] = []
+  /// How many lists the save writes.
+  var total = 0
+
+  /// Takes `action`'s step. A step that comes when no save is under way changes nothing.
+  mutating func apply(_ action: SaveAction) {
+    switch action {
+    case .begin(let file, let total):
+      phase = .saving
+      self.file = file
+      written.removeAll(keepingCapacity: true)
+      self.total = total
+    case .wrote(let list):
+      guard phase == .saving else { return }
+      written.append(list)
+    case .finish:
+      guard phase == .saving else { return }
+      phase = .saved
+    case .fail(let message):
+      phase = .failed(message)
+    }
+  }
 }
 
 enum SaveAction: Sendable {
@@ -34,40 +63,30 @@ final class SaveState: State, CustomStringConvertible {
   typealias Action = SaveAction
   typealias Mutations = SaveMutations
 
-  fileprivate let status = Variable(SaveStatus.idle)
+  fileprivate let status = Variable(SaveStatus())
 
   /// What `--log` prints after each commit.
   var description: String {
-    switch status.value {
-    case .idle: "Saving(idle)"
-    case .saving(_, let written, let total): "Saving(\(written.count) of \(total) written)"
-    case .saved(let file, _): "Saving(saved \(file))"
-    case .failed: "Saving(failed)"
+    let status = status.value
+    switch status.phase {
+    case .idle: return "Saving(idle)"
+    case .saving: return "Saving(\(status.written.count) of \(status.total) written)"
+    case .saved: return "Saving(saved \(status.file))"
+    case .failed: return "Saving(failed)"
     }
   }
 }
 
 struct SaveMutations: Mutations {
   func commit(action: SaveAction, state: SaveState) {
-    state.status.modify { status in
-      switch (action, status) {
-      case (.begin(let file, let total), _):
-        status = .saving(file: file, written: [], total: total)
-      case (.wrote(let list), .saving(let file, let written, let total)):
-        status = .saving(file: file, written: written + [list], total: total)
-      case (.finish, .saving(let file, let written, _)):
-        status = .saved(file: file, lists: written.count)
-      case (.fail(let message), _):
-        status = .failed(message)
-      case (.wrote, _), (.finish, _):
-        break  // not saving: nothing to report
-      }
-    }
+    // In place: a step appends to the lists written, never copies them.
+    state.status.modify { $0.apply(action) }
   }
 }
 
 extension Actions where State == SaveState {
-  /// Writes `lists` to `todo.md` in `folder`, one list at a time, reporting each step.
+  /// Writes `lists` to `file` (the `todo.md` of `folder`, or the file its links lead to), one
+  /// list at a time, reporting each step; `name` is the file as the user named it.
   ///
   /// An async action: it runs as part of a task, does its slow work between dispatches, and
   /// dispatches each step as it happens. The store commits every step on its executor, and the
@@ -75,45 +94,45 @@ extension Actions where State == SaveState {
   ///
   /// The file is written aside and renamed into place once whole and on the disk: a failure or
   /// a crash leaves the old `todo.md` or the new one, never neither. A folder named `todo.md`
-  /// is an error, never removed. Returns whether the file was saved.
-  @discardableResult
-  func save(_ lists: [ListSnapshot], to folder: URL, beforeRename: @Sendable () -> Void = {}) async -> Bool {
-    let file = folder.appendingPathComponent(TodoFile.name)
-    dispatch(action: .begin(file: file.path, total: lists.count))
+  /// is an error, never removed. Throws what went wrong, with the path and the cause in words.
+  func save(
+    _ lists: [ListSnapshot], to file: URL, named name: String, in folder: URL, beforeRename: @Sendable () -> Void = {}
+  ) async throws(CommandError) {
+    dispatch(action: .begin(file: name, total: lists.count))
     do throws(FileFailure) {
       try FileFolders.make(folder)
       let aside = try AsideFile(replacing: file)
-      try aside.write((TodoFile.header + "\n\n").utf8)
+      try aside.write(TodoFile.opening.utf8)
       for list in lists {
         try aside.write(list.markdown.utf8)
         dispatch(action: .wrote(list: list.name))
       }
-      try aside.write((TodoFile.trailer(lists: lists.count) + "\n").utf8)
+      try aside.write(TodoFile.closing(lists: lists.count).utf8)
       try aside.commit(beforeRename: beforeRename)
       dispatch(action: .finish)
-      return true
     } catch {
-      dispatch(action: .fail("could not save to \(error.path): \(error.cause)"))
-      return false
+      let message = "could not save to \(error.path): \(error.cause)"
+      dispatch(action: .fail(message))
+      throw CommandError(message)
     }
   }
 }
 
 extension Computed where State == SaveState {
-  /// One line per step of a save; `nil` when there is nothing to report.
+  /// One line per step of a save; `nil` when there is nothing to report. A failure is not
+  /// shown here: the `save` command reports it as its error.
   var statusLine: Signal<String?> {
     state.status.signal.map { status in
-      switch status {
-      case .idle:
+      switch status.phase {
+      case .idle, .failed:
         return nil
-      case .saving(let file, let written, let total) where written.isEmpty:
-        return "Saving \(total) \(total == 1 ? "list" : "lists") to \(file)"
-      case .saving(_, let written, let total):
-        return "  [\(written.count)/\(total)] \(written.last ?? "")"
-      case .saved(let file, let lists):
-        return "Saved \(lists) \(lists == 1 ? "list" : "lists") to \(file)"
-      case .failed(let message):
-        return "Error: \(message)"
+      case .saving where status.written.isEmpty:
+        return "Saving \(status.total) \(status.total == 1 ? "list" : "lists") to \(status.file)"
+      case .saving:
+        return "  [\(status.written.count)/\(status.total)] \(status.written.last ?? "")"
+      case .saved:
+        let lists = status.written.count
+        return "Saved \(lists) \(lists == 1 ? "list" : "lists") to \(status.file)"
       }
     }
   }

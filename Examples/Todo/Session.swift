@@ -37,7 +37,10 @@ struct Options: Equatable {
       case "--quiet": options.quiet = true
       case "--record": options.record = try file(after: argument, arguments.next())
       case "--replay": options.replay = try file(after: argument, arguments.next())
-      default: throw CommandError("unknown option \(argument)")
+      default:
+        let guess = Suggestion.didYouMean(
+          argument, among: ["--demo", "--log", "--help", "--quiet", "--record", "--replay"])
+        throw CommandError("unknown option \(argument)" + (guess.map { "; \($0)" } ?? ""))
       }
     }
     return options
@@ -98,13 +101,14 @@ enum Session {
       }
     } else if !options.demo {
       do {
-        let lists = try board.read(folder: folder)
-        board.load(lists)
-        let count = lists.count
+        let loaded = try board.read(folder: folder)
+        board.load(loaded)
+        let count = loaded.lists.count
         Terminal.write("Loaded \(count) \(count == 1 ? "list" : "lists") from todo-lists/\(TodoFile.name).")
+        for note in loaded.notes { Terminal.write(note) }
       } catch {
         // A file that does not exist is no error: save makes it.
-        if !board.unreadFiles.isEmpty {
+        if board.hasUnreadableFiles {
           Terminal.error(
             "todo: \(error.message); starting with an empty Inbox (save does not replace the file unless you "
               + "type save --replace)")

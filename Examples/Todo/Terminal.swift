@@ -92,9 +92,12 @@ enum Terminal {
       clear                 delete the done items of the current list
       clear all             delete the done items of every list (one global action)
     Saving
-      save [folder]         write every list to <folder>/todo.md (default: ./todo-lists)
-      save --replace [f]    save, even over a todo.md that could not be read
-      load [folder]         replace every list with those of <folder>/todo.md (default: ./todo-lists)
+      save [folder]         write every list to <folder>/todo.md (default: ./todo-lists), over a
+                            todo.md only if this session loaded or saved what it holds
+      save --replace [f]    save, even over a todo.md this session did not load or could not read
+      load [folder]         replace every list with those of <folder>/todo.md (default: ./todo-lists),
+                            if every change to the lists is saved
+      load --discard [f]    load, dropping the changes that are not saved
     Other
       help                  show this screen
       quit                  leave (end of input works too)

@@ -12,11 +12,12 @@ import Foundation
 ///     echo "add Milk" | swift run todo
 ///
 /// Files: `save` writes aside and renames into place (a failure or a crash leaves the old file
-/// or the new one, never neither); `--record` appends each action to its file as it ends (a
-/// crash, Ctrl-C or `kill` leaves every action before it there) and keeps the file that was
-/// there beside it; a failed write is reported; a `todo.md` that could not be read is not
-/// replaced unless the user types `save --replace`; nothing is deleted. Messages name the path
-/// and the cause in words.
+/// or the new one, never neither; a link to `todo.md` keeps leading to it); `--record` appends
+/// each action to its file as it ends (a crash, Ctrl-C or `kill` leaves every action before it
+/// there) and keeps the file that was there beside it; a failed write is reported; `save`
+/// replaces a `todo.md` only if the session loaded or saved what it holds, unless the user types
+/// `save --replace`, and `load` drops unsaved changes only when asked with `load --discard`;
+/// nothing is deleted. Messages name the path and the cause in words, on standard error.
 @main
 struct TodoApp {
   static let usage = """
@@ -32,8 +33,10 @@ struct TodoApp {
     or run one per line, then exit, when input comes from a file or a pipe (then quiet).
     At start, the lists that save wrote to ./todo-lists/todo.md are loaded, if it exists
     (not with --demo, nor with --replay: the recording holds what the recorded session loaded).
-    A todo.md that exists but cannot be read is not replaced by save unless you type
-    save --replace.
+    save replaces a todo.md only if this session loaded or saved what it holds (not one it
+    could not read, never read, or that changed since) unless you type save --replace.
+    What is wrong with a command goes to standard error; with input from a file or a pipe,
+    the exit status is 1 when a command failed, 0 when all ran.
     """
 
   static func main() async {
@@ -69,6 +72,7 @@ struct TodoApp {
       board.beforeRename = { kill(getpid(), SIGKILL) }
     }
 
+    var failures = 0
     if options.demo {
       var script = Demo.script.makeIterator()
       await run(on: board, echo: true) { script.next() }
@@ -83,16 +87,20 @@ struct TodoApp {
         return line
       }
     } else {
-      await run(on: board, echo: true) { readLine() }
+      failures = await run(on: board, echo: true) { readLine() }
     }
     withExtendedLifetime(signalSources) {}
     if !Session.finish(board) { exit(74) }
+    if failures > 0 { exit(1) }
   }
 
-  /// Runs each line as a command until the lines end or one says quit. With `echo`, each
-  /// command is written before its output, so a scripted session reads like a typed one.
+  /// Runs each line as a command until the lines end or one says quit, and returns how many
+  /// failed. With `echo`, each command is written before its output, so a scripted session reads
+  /// like a typed one. What is wrong with a command goes to standard error.
   @MainActor
-  static func run(on board: Board, echo: Bool, nextLine: () -> String?) async {
+  @discardableResult
+  static func run(on board: Board, echo: Bool, nextLine: () -> String?) async -> Int {
+    var failures = 0
     while let line = nextLine() {
       let trimmed = line.trimmingCharacters(in: .whitespaces)
       if trimmed.isEmpty { continue }
@@ -103,11 +111,13 @@ struct TodoApp {
       if echo { Terminal.write("\(board.current)> \(trimmed)") }
       do {
         let command = try Command(parsing: trimmed)
-        if command == .quit { return }
+        if command == .quit { break }
         if let output = try await board.run(command) { Terminal.write(output) }
       } catch {
-        Terminal.write("Error: \(error.message)")
+        failures += 1
+        Terminal.error("Error: \(error.message)")
       }
     }
+    return failures
   }
 }

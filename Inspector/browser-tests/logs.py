@@ -63,3 +63,63 @@ def many(count):
                                 "durationNanoseconds": 800 + (index * 7919) % 40000,
                                 "action": {"add": {"_0": index}}, "sequence": index + 1}))
     return "".join(lines)
+
+
+def one_dispatch_on(count):
+    """`count` lines of one global dispatch: the same `dispatch` id, each to a store of its own."""
+    lines = []
+    for index in range(count):
+        lines.append(_line({"store": f"s{index}", "outcome": "committed", "time": _time(START, 1),
+                            "durationNanoseconds": 700 + index % 500, "dispatch": "1",
+                            "action": {"reset": {}}, "sequence": index + 1}))
+    return "".join(lines)
+
+
+def two_sessions():
+    """Two sessions of one app in one file, as `cat first.jsonl second.jsonl` makes it: each
+    numbers its lines and its global dispatches from 1, so both have a dispatch "1"."""
+    lines = []
+    for session, (case, stores) in enumerate((("reset", ("a", "b", "c", "d")), ("load", ("e",)))):
+        sequence = 0
+        for store in stores:
+            sequence += 1
+            lines.append(_line({"store": store, "outcome": "committed", "time": _time(START, session * 60000 + sequence),
+                                "durationNanoseconds": 1000, "dispatch": "1", "action": {case: {}},
+                                "sequence": sequence, "state": {"loaded": case == "load"}}))
+        lines.append(_line({"store": "a", "outcome": "committed", "time": _time(START, session * 60000 + 9),
+                            "durationNanoseconds": 1000, "action": {"add": {"_0": session}},
+                            "sequence": sequence + 1, "state": {"loaded": case == "load"}}))
+    return "".join(lines)
+
+
+def todo_items(before, after):
+    """Two commits of a list store: the state `before`, then `after`."""
+    return "".join(_line({"store": "list", "outcome": "committed", "time": _time(START, index),
+                          "durationNanoseconds": 1000, "action": {"edit": {"_0": index}},
+                          "sequence": index + 1, "state": state})
+                   for index, state in enumerate((before, after)))
+
+
+def one_slow_commit():
+    """A slow first commit, 50 ms, then forty quick ones from 1 to 5 µs."""
+    lines = [_line({"store": "s", "outcome": "committed", "time": _time(START, 0), "durationNanoseconds": 50_000_000,
+                    "action": {"load": {}}, "sequence": 1})]
+    for index in range(40):
+        lines.append(_line({"store": "s", "outcome": "committed", "time": _time(START, index + 1),
+                            "durationNanoseconds": 1000 + (index * 997) % 4000, "action": {"add": {"_0": index}},
+                            "sequence": index + 2}))
+    return "".join(lines)
+
+
+def nested(depth):
+    """Two commits of a state nested `depth` deep, that differ at the bottom."""
+    def state(leaf):
+        text = '{"leaf":' + json.dumps(leaf) + "}"
+        for _ in range(depth - 2):
+            text = '{"n":' + text + "}"
+        return text
+    return "".join(
+        '{"action":{"set":{"_0":' + str(index) + '}},"durationNanoseconds":1000,"outcome":"committed",'
+        '"sequence":' + str(index + 1) + ',"state":' + state(leaf) + ',"store":"deep","time":"'
+        + _time(START, index) + '"}\n'
+        for index, leaf in enumerate(("before", "after")))

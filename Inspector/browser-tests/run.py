@@ -65,9 +65,9 @@ def check(condition, message):
 class Inspector:
     """flux-inspector serving one log, until stopped."""
 
-    def __init__(self, binary, log):
-        self.process = subprocess.Popen(
-            [binary, log], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def __init__(self, binary, log, port=None):
+        arguments = [binary, log] + (["--port", str(port)] if port else [])
+        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         if not line.startswith("Flux Inspector: http://"):
             self.process.kill()
@@ -123,8 +123,8 @@ class Suite:
         shutil.copyfile(self.todo_log, target)
         return target
 
-    def serve(self, log):
-        server = Inspector(self.args.inspector, log)
+    def serve(self, log, port=None):
+        server = Inspector(self.args.inspector, log, port)
         self.servers.append(server)
         return server
 
@@ -168,6 +168,34 @@ class Suite:
     def screenshot(self, name):
         os.makedirs(self.args.out, exist_ok=True)
         self.driver.save_screenshot(os.path.join(self.args.out, name))
+
+    def write_log(self, name, text):
+        log = self.path(name)
+        with open(log, "w", encoding="utf-8") as file:
+            file.write(text)
+        return log
+
+    def viewport(self, width, height):
+        """Makes the page's viewport exactly `width` by `height` CSS pixels."""
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        self.driver.execute_script("window.dispatchEvent(new Event('resize'))")
+
+    def default_viewport(self):
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def log_requests(self):
+        """How many times this page asked for /log."""
+        return self.driver.execute_script(
+            "return performance.getEntriesByType('resource').filter(entry => /\\/log$/.test(entry.name)).length;")
+
+    def page_errors(self):
+        return [entry for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+    def is_following(self):
+        """Whether the status says that the page follows the log (growing or not)."""
+        status = self.text("status")
+        return status.startswith("live") or status.startswith("idle")
 
     @staticmethod
     def lines_of(log):
@@ -230,7 +258,7 @@ class Suite:
               f"the global dispatch reads {rows[4][2]!r}")
         check(len(rows) == 6, f"{len(rows)} rows for 7 lines, one dispatch of two")
         self.click_row(4)
-        self.wait(lambda: "one global dispatch to 2 stores" in self.text("detail-facts"), "the dispatch is not one event")
+        self.wait(lambda: "to 2 stores: counter, settings" in self.text("detail-facts"), "the dispatch is not one event")
         diff = self.text("detail-diff")
         check("count 5 → 0" in diff and "dark false → true" in diff, f"the dispatch's changes read {diff!r}")
         self.click_row(1)
@@ -290,7 +318,7 @@ class Suite:
         log = self.copy_of_todo_log("live.jsonl")
         server = self.serve(log)
         self.open(server.url)
-        self.wait(lambda: "live" == self.text("status"), "the page is not live")
+        self.wait(self.is_following, "the page does not follow the log")
         before = len(self.rows())
         last = self.lines_of(log)[-1][1]
         last["action"] = {"add": {"_0": "Appended while open"}}
@@ -383,6 +411,320 @@ class Suite:
         self.wait(lambda: self.rows() and self.rows()[-1][1] == 100_000, "End does not reach the last action")
         self.wait(lambda: self.selected_position() == 99_999, "End does not select the last action")
         self.screenshot("inspector-100000.png")
+
+    # A hostile log (DESIGN.md rule 21): the page reads a line as the server does, never blanks,
+    # and recurses no deeper than a constant.
+
+    def test_a_line_with_a_duplicated_key_is_a_bad_line_and_the_page_loads_once(self):
+        good = self.lines_of(self.todo_log)[0][1]
+        line = json.dumps(good, sort_keys=True, separators=(",", ":"))
+        # The server kept the first value and the page the last: a page that read `holds` as
+        # [null] stopped on it, and asked for /log again every 2 s.
+        twice = line[:-1] + ',"holds":[{"middleware":"M","nanoseconds":5}],"holds":[null]}'
+        log = self.write_log("twice.jsonl", line + "\n" + twice + "\n" + line + "\n")
+        self.driver.get_log("browser")
+        server = self.serve(log)
+        self.open(server.url)
+        rows = self.rows()
+        check([row[1] for row in rows] == [1, 2, 3], f"rows of lines {[row[1] for row in rows]}")
+        # A bad line, whose message names the key, whether the server or the page found it.
+        check("error" in rows[1][3] and "line 2" in rows[1][2] and "holds" in rows[1][2],
+              f"the line with a key twice reads {rows[1]}")
+        check("error" not in rows[0][3] and "error" not in rows[2][3], f"the good lines read {rows}")
+        time.sleep(4.5)  # two periods of the page's retry: it must not ask again
+        check(self.log_requests() == 1, f"the page asked for /log {self.log_requests()} times")
+        check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
+
+    def test_one_dispatch_id_on_150000_lines_opens_without_overflowing_the_stack(self):
+        log = self.write_log("one-dispatch.jsonl", logs.one_dispatch_on(150_000))
+        self.driver.get_log("browser")
+        server = self.serve(log)
+        started = time.monotonic()
+        self.open(server.url, timeout=BIG_LOG_BUDGET_SECONDS * 3)
+        in_page = self.driver.execute_script("return window.fluxInspector.showMilliseconds") / 1000
+        self.figures["150,000 lines of one global dispatch: from opening the page to the list shown"] = \
+            f"{time.monotonic() - started:.2f} s (in the page {in_page:.2f} s)"
+        rows = self.rows()
+        check(len(rows) == 1 and "×150000" in rows[0][2].replace(",", ""), f"the rows are {rows[:3]}")
+        self.click_row(0)
+        self.wait(lambda: "150,000 stores" in self.text("detail-facts"), "the dispatch's detail is not shown")
+        drawn = self.driver.execute_script("return document.querySelectorAll('#detail-state .tree').length")
+        check(drawn <= 50, f"{drawn} states drawn for one event")
+        check(self.text("banner") == "", f"the page shows an error: {self.text('banner')}")
+        check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
+
+    def test_a_state_nested_512_deep_shows_its_deepest_change(self):
+        log = self.write_log("deep.jsonl", logs.nested(512))
+        self.driver.get_log("browser")
+        server = self.serve(log)
+        self.open(server.url)
+        self.click_row(1)
+        self.wait(lambda: "after" in self.text("detail-diff"), "the deepest change is not shown")
+        check('"before" → "after"' in self.text("detail-diff"), self.text("detail-diff"))
+        check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
+
+    # Sessions and search.
+
+    def test_a_dispatch_id_of_a_later_session_is_an_event_of_its_own(self):
+        log = self.write_log("two-sessions.jsonl", logs.two_sessions())
+        server = self.serve(log)
+        self.open(server.url)
+        rows = self.rows()
+        check(len(rows) == 4, f"{len(rows)} rows for a dispatch to 4 stores, an add, a load and an add: {rows}")
+        check("×4" in rows[0][2] and "reset" in rows[0][2], f"the first dispatch reads {rows[0][2]!r}")
+        check("load" in rows[2][2] and "×" not in rows[2][2], f"the later session's load reads {rows[2][2]!r}")
+
+    def test_search_reads_the_decoded_text_of_actions(self):
+        good = self.lines_of(self.todo_log)[0][1]
+        said = dict(good, action={"say": {"_0": 'Say "hi"'}})
+        lines = [good, said, good]
+        log = self.write_log("said.jsonl", "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines))
+        server = self.serve(log)
+        self.open(server.url)
+        self.driver.find_element(By.ID, "search").send_keys('Say "hi"')
+        self.wait(lambda: [row[1] for row in self.rows()] == [2], f"the search finds lines {[r[1] for r in self.rows()]}")
+
+    def test_a_search_match_in_a_state_says_where(self):
+        server = self.serve(self.todo_log)
+        self.open(server.url)
+        expected = self.lines_of(self.todo_log)
+        self.driver.find_element(By.ID, "search").send_keys("eggs")
+        in_action = [number for number, fields in expected if "eggs" in json.dumps(fields["action"]).lower()]
+        in_state_only = [number for number, fields in expected
+                         if "eggs" in json.dumps(fields.get("state")).lower() and number not in in_action]
+        check(in_action and in_state_only, f"lines with eggs in the action {in_action}, in the state only {in_state_only}")
+        self.wait(lambda: sorted(row[1] for row in self.rows()) == sorted(in_action + in_state_only),
+                  "the search does not find every line with eggs")
+        for _, line, text, _ in self.rows():
+            if line in in_state_only:
+                check("in state at" in text and ".title" in text, f"line {line} found in its state reads {text!r}")
+            else:
+                check("in state at" not in text, f"line {line} found in its action reads {text!r}")
+        position = next(row[0] for row in self.rows() if row[1] in in_state_only)
+        self.click_row(position)
+        self.wait(lambda: "in state at" in self.text("detail-facts"), "the detail does not say where the match is")
+        found = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#detail-state .found')).map(n => n.textContent);")
+        check(found and all("Eggs" in text for text in found), f"the match is not marked in the state: {found}")
+
+    # Replaced logs: the page reloads, never mixes two files.
+
+    def test_a_log_replaced_while_followed_is_shown_anew(self):
+        log = self.copy_of_todo_log("replaced.jsonl")
+        server = self.serve(log)
+        self.open(server.url)
+        self.wait(self.is_following, "the page does not follow the log")
+        fresh = self.path("fresh.jsonl")
+        with open(fresh, "w", encoding="utf-8") as file:
+            file.write(logs.with_every_field())
+        os.replace(fresh, log)
+        expected = [number for number, _ in self.lines_of(log)]
+        self.wait(lambda: len(self.rows()) == 6 and "add(5)" in self.rows()[-1][2],
+                  f"the page does not show the new log: {self.rows()[-2:]}")
+        check(len(expected) == 7, "the new log has 7 lines")
+        check("replaced" in self.text("banner") and "again" in self.text("banner"),
+              f"the page does not say that it shows the log anew: {self.text('banner')!r}")
+        self.wait(self.is_following, "the page does not follow the new log")
+
+    def test_a_server_restarted_after_the_log_changed_shows_the_new_log(self):
+        log = self.write_log("restart.jsonl", logs.with_every_field())
+        server = self.serve(log)
+        self.open(server.url)
+        self.wait(self.is_following, "the page does not follow the log")
+        port = int(server.url.rstrip("/").rsplit(":", 1)[1])
+        server.stop()
+        self.servers.remove(server)
+        self.wait(lambda: "server gone" in self.text("status"), f"the status reads {self.text('status')!r}")
+        # The same file, rewritten longer in place: the old byte offset is in the middle of a line.
+        todo = open(self.todo_log, encoding="utf-8").read()
+        with open(log, "r+", encoding="utf-8") as file:
+            file.write(todo)
+            file.truncate()
+        expected = [number for number, _ in self.lines_of(log)]
+        self.serve(log, port=port)
+        self.wait(lambda: [row[1] for row in self.rows()] == expected and self.is_following(),
+                  f"after the restart the rows are of lines {[row[1] for row in self.rows()]}, not {expected}",
+                  timeout=15)
+        check(not any("error" in row[3] for row in self.rows()), "a row of the new log reads as a bad line")
+
+    # The page as a new user sees it.
+
+    def test_the_table_holds_at_800_1024_and_1400_px(self):
+        server = self.serve(self.todo_log)
+        self.open(server.url)
+        try:
+            for width in (800, 1024, 1400):
+                self.viewport(width, 900)
+                self.wait(lambda: self.driver.execute_script("return window.innerWidth") == width, "no resize")
+                columns = self.driver.execute_script("""
+                    const rows = document.getElementById('rows').getBoundingClientRect();
+                    const row = document.querySelector('#rows .row[data-position="5"]');
+                    return Array.from(row.children).map(cell => {
+                      const box = cell.getBoundingClientRect();
+                      return [cell.className, box.left, box.right, getComputedStyle(cell).display, rows.right];
+                    });""")
+                names = [name for name, *_ in columns]
+                action = columns[names.index("action")]
+                commit = columns[names.index("num")]
+                check(action[2] - action[1] >= 150, f"at {width} px the action column is {action[2] - action[1]:.0f} px")
+                check(commit[3] != "none" and commit[2] - commit[1] >= 50 and commit[2] <= commit[4],
+                      f"at {width} px the commit column is {commit}")
+                for name, left, right, display, _ in columns:
+                    check(display == "none" or right - left >= 30, f"at {width} px the {name} column is {right - left:.0f} px")
+                self.click_row(5)
+                self.screenshot(f"inspector-{width}.png")
+        finally:
+            self.default_viewport()
+
+    def test_removing_an_item_reads_as_one_removal(self):
+        items = [{"id": 1, "title": "Milk"}, {"id": 2, "title": "Call mom"}, {"id": 3, "title": "Eggs"}]
+        for name, before, after, removed in (
+                ("ids", items, [items[0], items[2]], '1 {id: 2, title: "Call mom"} (removed)'),
+                ("plain", ["Milk", "Call mom", "Eggs"], ["Milk", "Eggs"], '1 "Call mom" (removed)')):
+            log = self.write_log(f"removal-{name}.jsonl", logs.todo_items(before, after))
+            server = self.serve(log)
+            self.open(server.url)
+            self.click_row(1)
+            self.wait(lambda: "removed" in self.text("detail-diff"), f"no removal shown ({name}): {self.text('detail-diff')!r}")
+            changes = self.text("detail-diff").splitlines()
+            check(changes == [removed], f"removing Call mom ({name}) reads {changes}")
+            server.stop()
+            self.servers.remove(server)
+        # An item whose title changes, found by its id after an item before it went.
+        renamed = [items[0], dict(items[2], title="Brown eggs")]
+        log = self.write_log("removal-rename.jsonl", logs.todo_items(items, renamed))
+        server = self.serve(log)
+        self.open(server.url)
+        self.click_row(1)
+        self.wait(lambda: "removed" in self.text("detail-diff"), "no removal shown")
+        changes = self.text("detail-diff").splitlines()
+        check(changes == ['1 {id: 2, title: "Call mom"} (removed)', '1.title "Eggs" → "Brown eggs"'], f"{changes}")
+
+    def test_a_filter_that_hides_the_selected_action_selects_one_it_shows(self):
+        server = self.serve(self.todo_log)
+        self.open(server.url)
+        expected = self.lines_of(self.todo_log)
+        board = next(fields["store"] for _, fields in expected if fields["store"] == "board")
+        self.click_row(1)  # an action of the list Groceries
+        Select(self.driver.find_element(By.ID, "filter-store")).select_by_value(board)
+        self.wait(lambda: all("board" in row[2] for row in self.rows()), "the store filter does not narrow the list")
+        shown = len(self.rows())
+        self.wait(lambda: self.selected_position() >= 0, "no shown action is selected")
+        position = self.selected_position()
+        row = self.rows()[position]
+        check(self.text("detail-title") in row[2], f"the detail shows {self.text('detail-title')!r}, the row {row[2]!r}")
+        check(self.text("position") == f"{position + 1} / {shown}", f"the slider reads {self.text('position')!r}")
+        search = self.driver.find_element(By.ID, "search")
+        search.send_keys("no action holds this")
+        self.wait(lambda: self.rows() == [], "the search finds something")
+        self.wait(lambda: self.text("position") == "0 / 0", f"the slider reads {self.text('position')!r}")
+        check(not self.driver.find_element(By.ID, "detail-empty").get_attribute("hidden"), "the detail still shows an action")
+
+    def test_row_numbers_and_counts_agree_with_a_global_dispatch(self):
+        log = self.write_log("numbers.jsonl", logs.with_every_field())
+        server = self.serve(log)
+        self.open(server.url)
+        numbers = [int(text.split()[0]) for _, _, text, _ in self.rows()]
+        check(numbers == [1, 2, 3, 4, 5, 6], f"the rows are numbered {numbers}")
+        self.driver.find_element(By.ID, "rows").send_keys(Keys.END)
+        self.wait(lambda: self.selected_position() == 5, "End does not select the last row")
+        check(self.text("position") == "6 / 6", f"beside row 6 the slider reads {self.text('position')!r}")
+        check(self.text("count").startswith("6 of 6 events"), self.text("count"))
+
+    def test_a_global_dispatch_is_labelled_in_words(self):
+        log = self.write_log("labelled.jsonl", logs.with_every_field())
+        server = self.serve(log)
+        self.open(server.url)
+        self.click_row(4)
+        self.wait(lambda: "counter" in self.text("detail-facts"), "the dispatch is not shown")
+        facts = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#detail-facts dt')).map(dt => [dt.textContent, dt.nextElementSibling.textContent]);")
+        facts = dict(facts)
+        check(facts.get("Global dispatch") == "to 2 stores: counter, settings", f"the facts are {facts}")
+        check(facts.get("Dispatch id") == "d-1", f"the facts are {facts}")
+
+    def test_a_change_inside_is_marked_without_a_wavy_underline(self):
+        log = self.write_log("marked.jsonl", logs.todo_items(
+            {"items": [{"id": 1, "title": "Milk"}]}, {"items": [{"id": 1, "title": "Oat milk"}]}))
+        server = self.serve(log)
+        self.open(server.url)
+        self.click_row(1)
+        self.wait(lambda: "Oat milk" in self.text("detail-state"), "the state is not shown")
+        marks = self.driver.execute_script("""
+            return Array.from(document.querySelectorAll('#detail-state .changed-inside > summary')).map(summary => [
+              summary.parentElement.dataset.path,
+              getComputedStyle(summary.querySelector('.key') || summary).textDecorationStyle,
+              getComputedStyle(summary.querySelector('.key') || summary).textDecorationLine,
+              getComputedStyle(summary, '::after').content]);""")
+        check([mark[0] for mark in marks] == ["items", "items.0"], f"the paths marked are {marks}")
+        for path, style, line, after in marks:
+            check(style != "wavy" and "underline" not in line, f"{path} is marked by a {style} {line}")
+            check("changed inside" in after, f"{path} is marked by {after!r}")
+
+    def test_one_slow_commit_does_not_flatten_the_duration_chart(self):
+        log = self.write_log("slow.jsonl", logs.one_slow_commit())
+        server = self.serve(log)
+        self.open(server.url)
+        dots = self.driver.execute_script("""
+            const chart = document.getElementById('chart-durations');
+            const axis = chart.querySelector('.axis').getAttribute('y1');
+            return [Number(axis), Array.from(chart.querySelectorAll('circle')).map(dot => [Number(dot.getAttribute('cy')), dot.textContent])];""")
+        bottom, dots = dots
+        check(len(dots) == 41, f"{len(dots)} dots")
+        quick = [cy for cy, _ in dots[1:]]
+        height = bottom - min(cy for cy, _ in dots)
+        check(max(quick) - min(quick) >= 0.1 * height,
+              f"the quick commits spread over {max(quick) - min(quick):.1f} of {height:.1f} px")
+        check("50.0 ms" in dots[0][1], f"the slow commit's dot says {dots[0][1]!r}")
+        self.screenshot("inspector-slow-commit.png")
+
+    def test_the_status_says_when_the_log_stopped_growing_and_when_the_server_is_gone(self):
+        log = self.write_log("quiet.jsonl", logs.with_every_field())  # its last line is days old
+        server = self.serve(log)
+        self.open(server.url)
+        self.wait(lambda: self.text("status").startswith("idle"), f"the status reads {self.text('status')!r}")
+        check("last line" in self.text("status") and "ago" in self.text("status"), self.text("status"))
+        with open(log, "a", encoding="utf-8") as file:
+            file.write(logs.with_every_field().splitlines(keepends=True)[0])
+        self.wait(lambda: self.text("status") == "live", f"after a new line the status reads {self.text('status')!r}")
+        server.stop()
+        self.servers.remove(server)
+        self.wait(lambda: "server gone" in self.text("status"), f"the status reads {self.text('status')!r}")
+        dot = self.driver.execute_script(
+            "return getComputedStyle(document.getElementById('status'), '::before').color")
+        check(dot != "rgb(61, 220, 132)", "the dot is still green")
+
+    def test_an_action_reads_as_swift_in_its_row_and_its_detail(self):
+        log = self.write_log("swift.jsonl", logs.with_every_field())
+        server = self.serve(log)
+        self.open(server.url)
+        self.click_row(3)  # add(100), cancelled
+        self.wait(lambda: self.text("detail-title") == "add(100)", f"the title reads {self.text('detail-title')!r}")
+        action = self.text("detail-action")
+        check(action == "add(100)", f"the action reads {action!r}")
+        self.click_row(2)
+        self.wait(lambda: self.text("detail-action") == 'rename(title: "Kitchen")', self.text("detail-action"))
+
+    def test_at_1400x900_the_changes_are_in_view_without_scrolling(self):
+        # A list of twelve items, the fifth renamed: the state after it is longer than the pane.
+        items = [{"id": index, "isDone": False, "title": f"Item {index}"} for index in range(1, 13)]
+        renamed = [dict(item, title="Rye bread") if item["id"] == 5 else item for item in items]
+        log = self.write_log("long-state.jsonl", logs.todo_items(items, renamed))
+        server = self.serve(log)
+        self.open(server.url)
+        try:
+            self.viewport(1400, 900)
+            self.click_row(1)
+            self.wait(lambda: "Rye bread" in self.text("detail-diff"), "the changes are not shown")
+            box = self.driver.execute_script("""
+                const changes = document.getElementById('detail-diff').getBoundingClientRect();
+                const pane = document.querySelector('.detail').getBoundingClientRect();
+                return [changes.top, changes.bottom, pane.bottom, window.innerHeight];""")
+            top, bottom, pane, height = box
+            check(bottom <= min(pane, height), f"the changes end at {bottom:.0f} px, the pane at {pane:.0f} px")
+            self.screenshot("inspector-1400x900.png")
+        finally:
+            self.default_viewport()
 
 
 def main():

@@ -1,3 +1,5 @@
+import Dispatch
+
 extension Actions {
   /// Dispatches `action` and waits until it has been committed, or cancelled.
   ///
@@ -11,7 +13,9 @@ extension Actions {
   /// ``Executor/immediate`` commits it there. Awaiting on the main actor for a store on
   /// ``Executor/mainThread`` does not deadlock: the task suspends and frees the main queue for
   /// the commit (or the commit runs inline, before the first suspension, when nothing else is
-  /// pending there).
+  /// pending there). On an executor whose work waits until someone runs it (FluxTesting's
+  /// `ManualExecutor`), the awaiting task runs it, in the caller's isolation, first submitted
+  /// first, until the action has ended: nothing else would.
   ///
   /// > Important: The action is committed on the store's executor, like any other; only the
   /// > waiting task resumes elsewhere. Cancelling the waiting task does not cancel the action.
@@ -26,7 +30,16 @@ extension Actions {
   public func dispatchAndWait(
     action: State.Action, isolation: isolated (any Actor)? = #isolation
   ) async -> Bool {
-    await withCheckedContinuation(isolation: isolation) { continuation in
+    // A store whose work waits until someone runs it (the test kit's manual executor) would
+    // wait for ever: this task runs that work. One store's executor is known before the
+    // dispatch; the stores a global dispatch reaches, only after it.
+    if let core, let work = core.waitingWork {
+      return await dispatchRunning(action, isolation: isolation) { [work] }
+    }
+    if let registry {
+      return await dispatchRunning(action, isolation: isolation) { registry.takeUnretainedValue().waitingWorks }
+    }
+    return await withCheckedContinuation(isolation: isolation) { continuation in
       dispatch(action: action) { continuation.resume(returning: $0) }
     }
   }
@@ -52,5 +65,95 @@ extension Actions {
   @discardableResult
   public func dispatchAndWait(action: State.Action) async -> Bool {
     await dispatchAndWait(action: action, isolation: nil)
+  }
+
+  /// Dispatches `action`, then runs, in the caller's isolation, the work that waits in what
+  /// `works` finds once the action is dispatched, until the action has ended; just waits when
+  /// it finds none.
+  private func dispatchRunning(
+    _ action: State.Action, isolation: isolated (any Actor)?, works: () -> [any WaitingWork]
+  ) async -> Bool {
+    let outcome = AwaitedOutcome()
+    dispatch(action: action) { outcome.resolve($0) }
+    let works = works()
+    guard !works.isEmpty else { return await outcome.value(isolation: isolation) }
+    while true {
+      var ran = false
+      for work in works {
+        while outcome.result == nil, work.runNext() { ran = true }
+      }
+      if let result = outcome.result { return result }
+      // Nothing waits to run, and the action is under way: held by a middleware, or its
+      // cancellation about to be asked for by a worker thread. Both submit work when they end.
+      if !ran { await outcome.pause(isolation: isolation) }
+    }
+  }
+}
+
+extension StoreCore {
+  /// Where the store's executor keeps its work until someone runs it, if it does; `nil` once the
+  /// store is freed.
+  var waitingWork: (any WaitingWork)? {
+    lock.lock()
+    let executor = self.executor
+    lock.unlock()
+    return executor?.waitingWork
+  }
+}
+
+extension StoreRegistry {
+  /// Where the executors of the stores registered now keep their work until someone runs it,
+  /// each once.
+  var waitingWorks: [any WaitingWork] {
+    var works: [any WaitingWork] = []
+    for core in snapshot.compactMap({ $0.element?.core }) {
+      guard let work = core.waitingWork, !works.contains(where: { $0 === work }) else { continue }
+      works.append(work)
+    }
+    return works
+  }
+}
+
+/// Whether an awaited action was committed, once it has ended; a task may wait for it.
+// `@unchecked Sendable`: `ended` and `waiter` are guarded by `lock`.
+private final class AwaitedOutcome: @unchecked Sendable {
+  private let lock = Lock()
+  private var ended: Bool?
+  private var waiter: CheckedContinuation<Bool, Never>?
+
+  /// Whether the action was committed; `nil` while it is under way.
+  var result: Bool? {
+    lock.withLock { ended }
+  }
+
+  /// The action ended: it was committed, or not.
+  func resolve(_ committed: Bool) {
+    lock.lock()
+    ended = committed
+    let waiter = self.waiter.take()
+    lock.unlock()
+    waiter?.resume(returning: committed)
+  }
+
+  /// Waits until the action has ended.
+  func value(isolation: isolated (any Actor)?) async -> Bool {
+    await withCheckedContinuation(isolation: isolation) { continuation in
+      lock.lock()
+      guard let ended else {
+        waiter = continuation
+        lock.unlock()
+        return
+      }
+      lock.unlock()
+      continuation.resume(returning: ended)
+    }
+  }
+
+  /// Suspends for a millisecond, whether or not the task is cancelled (a cancelled task must
+  /// not spin).
+  func pause(isolation: isolated (any Actor)?) async {
+    await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Never>) in
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { continuation.resume() }
+    }
   }
 }

@@ -21,6 +21,7 @@ public struct Executor: Sendable {
     case mainThread
     case queue(DispatchQueue)
     case custom(@Sendable (@escaping @Sendable () -> Void) -> Void)
+    case waiting(any WaitingWork)
   }
 
   @usableFromInline
@@ -73,6 +74,20 @@ public struct Executor: Sendable {
     self.kind = .custom(context)
   }
 
+  /// Creates an executor that keeps its work in `work` until someone runs it: a task that
+  /// awaits an action of a store on it runs that work itself (see ``WaitingWork``).
+  ///
+  /// - Parameter work: Where the work waits.
+  package init(waitingIn work: any WaitingWork) {
+    self.kind = .waiting(work)
+  }
+
+  /// Where work waits until someone runs it, for an executor made with ``init(waitingIn:)``.
+  package var waitingWork: (any WaitingWork)? {
+    if case .waiting(let work) = kind { return work }
+    return nil
+  }
+
   /// Whether work runs inline on the submitting thread.
   @inlinable
   package var isImmediate: Bool {
@@ -88,7 +103,7 @@ public struct Executor: Sendable {
     case .mainThread: true
     // By the queue, not the object: on Linux each `DispatchQueue.main` is a new object.
     case .queue(let queue): MainQueue.shared.isMainQueue(queue)
-    case .immediate, .custom: false
+    case .immediate, .custom, .waiting: false
     }
   }
 
@@ -105,6 +120,8 @@ public struct Executor: Sendable {
       queue.async(execute: work)
     case .custom(let context):
       context(work)
+    case .waiting(let waiting):
+      waiting.submit(work)
     }
   }
 }

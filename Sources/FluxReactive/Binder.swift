@@ -17,9 +17,17 @@ import FluxCore
 /// The binder holds its target weakly: once the target is deallocated, the binding ends. Its
 /// binding runs on the main actor, the isolation of the views and view models that bindings
 /// update, so it may touch the target's main-actor state; you create a binder on the main actor.
+/// The binding closure may capture plain objects of the main actor: it is let go of there too,
+/// whatever thread ends a binding (one ended elsewhere hands it to the main queue).
+///
+/// > Warning: Swift 6.3 does not check what a main-actor closure made on the main actor
+/// > captures ([swiftlang/swift#76541](https://github.com/swiftlang/swift/issues/76541)): an
+/// > object the binding closure captures can still be sent to another task afterwards, where it
+/// > races the binding. Send nothing it captured elsewhere.
 public struct Binder<Value> {
-  /// Applies a value; `false` once the target is gone.
-  let apply: @MainActor (Value) -> Bool
+  /// Applies a value; `false` once the target is gone. What `binding` captured belongs to the
+  /// main actor: the box lets go of it there, wherever the binding ends.
+  let apply: MainActorReleased<@MainActor (Value) -> Bool>
   /// Whether the target is still alive.
   let isTargetAlive: @MainActor () -> Bool
 
@@ -32,7 +40,7 @@ public struct Binder<Value> {
   public init<Target: AnyObject>(target: Target, binding: @escaping @MainActor (Target, Value) -> Void) {
     // `target` stays in the main actor's region: only these main-actor closures refer to it.
     weak let target = target
-    apply = { value in
+    apply = MainActorReleased { value in
       guard let target else { return false }
       binding(target, value)
       return true

@@ -11,14 +11,16 @@
 /// // prints "1"
 /// ```
 public struct Constant<Value> {
-  private let core: SubjectCore<Value>
+  /// Keeps the value; shared with the variable this constant views.
+  private let owner: ValueOwner<Value>
 
   /// Creates a constant that always holds `value`; its signal delivers it once per observer.
   ///
   /// - Parameter value: The value.
   public init(_ value: Value) {
-    core = SubjectCore(current: value)
+    let core = SubjectCore(current: value)
     core.terminate()
+    owner = ValueOwner(core: core)
   }
 
   /// Creates a read-only view of `variable`.
@@ -28,20 +30,21 @@ public struct Constant<Value> {
   ///
   /// - Parameter variable: The variable to reflect.
   public init(variable: Variable<Value>) {
-    core = variable.core
+    owner = variable.owner
   }
 
   /// The current value; reading it inside `withObservationTracking` tracks the variable it
   /// reflects (see <doc:TrackingWithObservation>).
   public var value: Value {
-    core.value
+    owner.core.value
   }
 
   /// The current value, then every change of the underlying variable.
   public var signal: Signal<Value> {
-    Signal(core: core, replaying: true)
+    Signal(source: .replaying(owner))
   }
 }
 
-// The core guards the value and the observers with its lock.
+// The core guards the value and the observers with its lock; the owner lets the value go where
+// the last constant, variable or signal of it goes, which may be any thread when it is `Sendable`.
 extension Constant: Sendable where Value: Sendable {}

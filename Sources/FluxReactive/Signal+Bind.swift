@@ -11,7 +11,9 @@ extension Signal where Value: Sendable {
   /// Binding to a binder whose target is already gone returns a disposed disposable. Once the
   /// target is gone, the binding ends, and releases the binder, at the first value that
   /// arrives after that, when the source ends, or when it is disposed, whichever comes first
-  /// (there is no way, on every platform, to learn of an object's end when it happens).
+  /// (there is no way, on every platform, to learn of an object's end when it happens). The
+  /// binder's closure, and what it captured, is let go of on the main actor: a binding that
+  /// ends on another thread hands it to the main queue.
   ///
   /// > Important: A binding runs on the main actor, so `executor` must run its work on the main
   /// > queue: `Executor.mainThread` (the default), or `Executor.immediate` for values sent
@@ -32,7 +34,7 @@ extension Signal where Value: Sendable {
       observe(on: executor).observe { value in
         if !MainQueue.shared.isOnMainQueue { Self.boundOffMain() }
         MainActor.assumeIsolated {
-          if !apply(value) { binding.dispose() }
+          if !apply.payload(value) { binding.dispose() }
         }
       })
     return binding
@@ -52,6 +54,13 @@ extension Signal where Value: Sendable {
   ///   label.text = text
   /// }
   /// ```
+  ///
+  /// `binding` may capture plain objects of the main actor: it is let go of on the main actor,
+  /// wherever the binding ends (see ``bind(to:on:)``).
+  ///
+  /// > Warning: Swift 6.3 does not check what a main-actor closure made on the main actor
+  /// > captures (swiftlang/swift#76541): an object `binding` captures can still be sent to
+  /// > another task afterwards, where it races the binding. Send nothing it captured elsewhere.
   ///
   /// - Parameters:
   ///   - target: The object to update; held weakly.
@@ -79,7 +88,10 @@ extension Signal where Value: Sendable {
   /// > isolated to another global actor be formed in that actor and then sent here
   /// > ([swiftlang/swift#80388](https://github.com/swiftlang/swift/issues/80388)); the binding
   /// > would then set that property on the main actor. For a target of another actor, observe
-  /// > and hop to that actor yourself.
+  /// > and hop to that actor yourself. A key path keeps the arguments of its subscripts
+  /// > (`\.[item]`), and Swift 6.3 does not see that either: an argument that is not `Sendable`
+  /// > can still be sent to another task afterwards, where it races the binding. Send nothing
+  /// > that the key path keeps elsewhere.
   ///
   /// - Parameters:
   ///   - target: The object to update; held weakly.
@@ -105,6 +117,8 @@ extension Signal where Value: Sendable {
   ///
   /// > Warning: Write the key path here, in the call: Swift 6.3 lets a key path to a property
   /// > isolated to another global actor be formed there and sent here (swiftlang/swift#80388).
+  /// > Nor does it see the arguments a key path keeps for its subscripts (`\.[item]`): send
+  /// > nothing that the key path keeps elsewhere.
   ///
   /// - Parameters:
   ///   - target: The object to update; held weakly.

@@ -18,6 +18,19 @@ extension Signal {
   /// other reference to it goes during the call, and its `deinit` runs there. A class that is
   /// not `Sendable` could touch state of its own thread there, unchecked.
   ///
+  /// A main-actor class is `Sendable`, but Swift runs its `deinit` (and the deinits of what it
+  /// holds) wherever its last reference goes, unless it declares `isolated deinit`; and
+  /// `observer` runs on the sending thread, so it cannot be a main-actor closure. To scope an
+  /// observation to a main-actor object and keep the object on the main actor, deliver there
+  /// first: every call, and so every reference the observation takes, is then on the main
+  /// actor.
+  ///
+  /// ```swift
+  /// signal.observe(on: .mainThread).observe(duringScopeOf: self) { value in
+  ///   // On the main queue; `self` is never freed elsewhere by this observation.
+  /// }
+  /// ```
+  ///
   /// - Parameters:
   ///   - object: The object whose lifetime bounds the observation.
   ///   - observer: Called with each value, on the sending thread.

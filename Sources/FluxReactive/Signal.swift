@@ -25,8 +25,12 @@ public struct Signal<Value> {
   public typealias Producer = @Sendable (@escaping @Sendable (Value) -> Void) -> any Disposable
 
   @usableFromInline
-  enum Source: Sendable {
-    case subject(SubjectCore<Value>, replaying: Bool)
+  enum Source {
+    /// A sink's core: its observers get the values sent after they were added.
+    case subject(SubjectCore<Value>)
+    /// The owner of a variable's or a constant's value: its observers get the current value
+    /// first.
+    case replaying(ValueOwner<Value>)
     /// A producer from the user: Flux gates the observer it hands over.
     case producer(Producer)
     /// A producer of Flux's own operators, whose observer is only ever called from inside
@@ -36,11 +40,6 @@ public struct Signal<Value> {
 
   @usableFromInline
   let source: Source
-
-  @inlinable
-  init(core: SubjectCore<Value>, replaying: Bool) {
-    source = .subject(core, replaying: replaying)
-  }
 
   @inlinable
   init(source: Source) {
@@ -93,9 +92,13 @@ public struct Signal<Value> {
   @discardableResult
   public func observe(_ observer: @escaping @Sendable (Value) -> Void) -> any Disposable {
     switch source {
-    case .subject(let core, let replaying):
-      let key = replaying ? core.addReplaying(observer) : core.add(observer)
-      guard let key else { return DisposedDisposable() }
+    case .subject(let core):
+      guard let key = core.add(observer) else { return DisposedDisposable() }
+      return ObserverToken(core: core, key: key)
+    case .replaying(let owner):
+      // The disposable holds the core, not its owner: it keeps no value alive (`ValueOwner`).
+      let core = owner.core
+      guard let key = core.addReplaying(observer) else { return DisposedDisposable() }
       return ObserverToken(core: core, key: key)
     case .producer(let producer):
       return GatedObservation.start(producer, observer: observer)
@@ -104,5 +107,8 @@ public struct Signal<Value> {
     }
   }
 }
+
+// A variable's signal holds the owner of its value, which must stay where the value may be.
+extension Signal.Source: Sendable where Value: Sendable {}
 
 extension Signal: Sendable where Value: Sendable {}

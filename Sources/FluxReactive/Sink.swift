@@ -34,7 +34,7 @@ public final class Sink<Value> {
   /// The signal of the values sent into this sink.
   @inlinable
   public var signal: Signal<Value> {
-    Signal(core: core, replaying: false)
+    Signal(source: .subject(core))
   }
 
   /// Delivers `value` to every observer of ``signal``.

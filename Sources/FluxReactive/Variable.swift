@@ -8,25 +8,32 @@
 /// // prints "1"
 /// ```
 ///
-/// Freeing the variable ends its signal and releases every observer.
+/// Freeing the variable ends its signal and releases every observer. The value goes with the
+/// last of the variable, its ``constant``s and its signals, where that one goes: the disposables
+/// of observations, `Sendable` as every ``Disposable`` is, keep none of it.
 ///
 /// > Important: A new observer receives the current value first, then every change, with no
 /// > change lost or doubled even when another thread sets the value at that moment. Changes are
 /// > delivered like ``Sink/send(value:)`` delivers: synchronously on the setting thread, one
 /// > at a time. Reading ``value`` or setting it from inside one of its own observers works; a
 /// > set made there is delivered right after the current delivery, not nested.
-/// > `value += 1` is one atomic read-modify-write, like ``modify(_:)``: several threads may
-/// > make it at once and lose no update.
+/// > `value += 1` is a get and a set, which another thread's change may come between; several
+/// > threads that count with one variable use ``modify(_:)``, one atomic read-modify-write.
 public final class Variable<Value> {
   @usableFromInline
   let core: SubjectCore<Value>
+  /// Keeps the value, with the constants and signals made from this variable.
+  @usableFromInline
+  let owner: ValueOwner<Value>
 
   /// Creates a variable holding `value`.
   ///
   /// - Parameter value: The initial value.
   @inlinable
   public init(_ value: Value) {
-    core = SubjectCore(current: value) { $0.remove($1) }
+    let core = SubjectCore(current: value) { $0.remove($1) }
+    self.core = core
+    owner = ValueOwner(core: core)
   }
 
   deinit {
@@ -39,21 +46,27 @@ public final class Variable<Value> {
   /// change calls `onChange`, as for a property of an `@Observable` class; see
   /// <doc:TrackingWithObservation>.
   ///
-  /// A change in place, `variable.value += 1` or `variable.value.append(element)`, is one
-  /// atomic step, like ``modify(_:)``: it delivers the result once, loses no update when
-  /// several threads make it, changes a copy-on-write value without copying it, and is a
-  /// change, not a read (Observation does not track it). The rules of a `modify` body hold for
-  /// what runs inside it: passing `&variable.value` to a function runs that function under the
-  /// variable's lock, and a read or set of the same variable from there stops the program with a
-  /// message.
+  /// A change in place, `variable.value += 1` or `try await load(&variable.value)`, is a get and
+  /// then a set, as for any stored property: it delivers the result once, and it is a change, not
+  /// a read (Observation does not track it). No lock is held between the get and the set, so the
+  /// access may span an `await`, and may read or set this variable, or another one
+  /// (`swap(&a.value, &b.value)`), on the way.
+  ///
+  /// > Important: Because nothing is held between the get and the set, a change in place is not
+  /// > atomic: two threads that make `value += 1` at once may lose one of the two updates, and a
+  /// > set made by another thread during an `await` inside the access is overwritten when it
+  /// > ends. Use ``modify(_:)`` for a read-modify-write that loses nothing. A collection changed
+  /// > in place this way is copied whole (the variable keeps the old value while the access
+  /// > runs): change collections with ``modify(_:)``, which changes them without copying
+  /// > (`variable.modify { $0.append(item) }`).
   @inlinable
   public var value: Value {
     get { core.value }
     set { core.set(newValue) }
     _modify {
-      let change = core.beginInPlaceChange()
-      var value = change.value
-      defer { core.endInPlaceChange(value, isObserved: change.isObserved) }
+      // A get and a set, with nothing held between them (rule 20): the caller may suspend here.
+      var value = core.valueForChange
+      defer { core.set(value) }
       yield &value
     }
   }
@@ -61,7 +74,7 @@ public final class Variable<Value> {
   /// The current value, then every change.
   @inlinable
   public var signal: Signal<Value> {
-    Signal(core: core, replaying: true)
+    Signal(source: .replaying(owner))
   }
 
   /// A read-only view of this variable.
@@ -102,5 +115,6 @@ public final class Variable<Value> {
   }
 }
 
-// The core guards the value and the observers with its lock.
+// The core guards the value and the observers with its lock; the owner lets the value go where
+// the last variable, constant or signal of it goes, which may be any thread when it is `Sendable`.
 extension Variable: Sendable where Value: Sendable {}

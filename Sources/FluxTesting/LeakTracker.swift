@@ -26,12 +26,24 @@ import FluxCore
 /// > up to half a second to go: work that has just ended on another thread may hold it a
 /// > moment longer (a drain on the main queue or a dispatch queue goes on for a moment after
 /// > `dispatchAndWait` has learnt of its commit, and holds the store's state until it ends).
-/// > A synchronous body that ends on the main queue gets no such moment: waiting there would
-/// > keep main-queue work from running. An object that work still waiting on a queue or in a
+/// > The synchronous ``withLeakTracking(_:)`` waits by blocking its thread: called on the main
+/// > queue (a synchronous XCTest test, or a `@MainActor` test whose body has no `await`, where
+/// > Swift picks the synchronous form), it gives work on other queues that half second, but
+/// > main-queue work cannot run meanwhile. An object that main-queue work still holds then is
+/// > reported, and the failure says that the check waited on the main queue. The rule: on the
+/// > main queue, let main-queue work that holds a tracked object end within the body, or use
+/// > ``withLeakTracking(isolation:_:)`` with an `await` in its body, which waits by suspending
+/// > and so lets the main queue run. An object that work still waiting on a queue or in a
 /// > task keeps alive past that half second counts as a leak; work that lets go of it sooner
 /// > goes unnoticed, so the check does not prove that no such work was left: let that work
 /// > finish (or drop it) inside the body.
-public final class LeakTracker: @unchecked Sendable {
+///
+/// A tracker is not `Sendable`: it stays with the body, in the isolation the body runs in, and
+/// so does every object it tracks that is not `Sendable` (the compiler refuses to send one
+/// elsewhere once it is tracked). The check looks at each object where the body ran, and
+/// looking holds it for a moment: an object that goes then is freed there, which is its own
+/// thread or isolation, or any thread for a `Sendable` one.
+public final class LeakTracker {
   private struct Entry {
     weak var object: AnyObject?
     let type: String
@@ -40,7 +52,8 @@ public final class LeakTracker: @unchecked Sendable {
 
   /// The test library whose test made this tracker: its failures go there.
   private let harness = Harness.current
-  // `entries` and `isChecked` are guarded by `lock`.
+  // `entries` and `isChecked` are guarded by `lock`: a tracker kept after the body (in the same
+  // isolation) may still be asked to track.
   private let lock = Lock()
   private var entries: [Entry] = []
   /// Whether the check has taken the entries: an object tracked later would never be looked at.
@@ -87,19 +100,18 @@ public final class LeakTracker: @unchecked Sendable {
   /// How long, in nanoseconds, an object still alive when the body returns may take to go.
   static let grace: UInt64 = 500_000_000
 
-  /// Fails the test once for each tracked object still alive, after the grace period; without
-  /// it on the main queue, where waiting would keep the work that holds the object from ending.
+  /// Fails the test once for each tracked object still alive after the grace period, waiting
+  /// by blocking the calling thread: on the main queue too, where work on other queues still
+  /// ends meanwhile, but main-queue work cannot run, which a failure there says.
   func verify() {
     var alive = takeAlive()
-    if !alive.isEmpty, !MainQueue.shared.isOnMainQueue {
-      let deadline = DispatchTime.now().uptimeNanoseconds + Self.grace
-      let pause = DispatchSemaphore(value: 0)
-      while !alive.isEmpty, DispatchTime.now().uptimeNanoseconds < deadline {
-        _ = pause.wait(timeout: .now() + .milliseconds(1))
-        alive = Self.stillAlive(alive)
-      }
+    let deadline = DispatchTime.now().uptimeNanoseconds + Self.grace
+    let pause = DispatchSemaphore(value: 0)
+    while !alive.isEmpty, DispatchTime.now().uptimeNanoseconds < deadline {
+      _ = pause.wait(timeout: .now() + .milliseconds(1))
+      alive = Self.stillAlive(alive)
     }
-    report(alive)
+    report(alive, blockedTheMainQueue: MainQueue.shared.isOnMainQueue)
   }
 
   /// Fails the test once for each tracked object still alive after the grace period, waiting
@@ -129,14 +141,25 @@ public final class LeakTracker: @unchecked Sendable {
     entries.filter { $0.object != nil }
   }
 
-  private func report(_ alive: [Entry]) {
+  /// Fails the test for each of `alive`; `blockedTheMainQueue`: the grace period was waited on
+  /// the main queue, so main-queue work that holds an object could not run and let go of it.
+  private func report(_ alive: [Entry], blockedTheMainQueue: Bool = false) {
+    let note =
+      blockedTheMainQueue
+      ? " (the check waited on the main queue, where the synchronous withLeakTracking lets no main-queue work run: "
+        + "if such work holds it, let that work end within the body, or use the async form, with an `await` in "
+        + "the body)" : ""
     for entry in alive {
       fail(
-        "\(entry.type), tracked at \(entry.site.description), outlived the test: something still holds it",
+        "\(entry.type), tracked at \(entry.site.description), outlived the test: something still holds it" + note,
         at: entry.site, harness: harness)
     }
   }
 }
+
+/// A tracker stays with the body that tracks: see ``LeakTracker``.
+@available(*, unavailable)
+extension LeakTracker: Sendable {}
 
 /// Runs `body` with a ``LeakTracker``, then fails the test for every object tracked in it that
 /// is still alive.

@@ -21,13 +21,25 @@ import FluxCore
 /// // the increment is committed
 /// ```
 ///
+/// A task that awaits an action of a store on this executor runs the work itself: what waits,
+/// first submitted first, on the task's thread and in its isolation, until that action has
+/// ended. So `dispatchAndWait(action:)`, `Replay.run()` and `TimeTravel.goTo(_:in:)` return
+/// into a store on this executor (a ``StoreTester``'s too), as they would on any other:
+///
+/// ```swift
+/// let manual = ManualExecutor()
+/// let store = Store<CounterState>(state: .init(), mutations: .init(), executor: manual.executor)
+/// await store.actions.dispatchAndWait(action: .increment)  // runs the drain, and returns
+/// ```
+///
 /// > Important: Thread-safe: work may be submitted from any thread, and runs on the thread
-/// > that calls ``runNext()`` or ``runAll()``. Work that is never run never runs: a store on
-/// > this executor then keeps its actions waiting, in order, without error. One piece of work
-/// > comes from another thread: when a middleware lets go of an action's `Proceed` without
-/// > deciding, a worker thread submits the drain that cancels it, a moment later (unless a
-/// > dispatch to the store submits one first).
-public final class ManualExecutor: @unchecked Sendable {
+/// > that calls ``runNext()`` or ``runAll()``, or that awaits an action. Work that is never
+/// > run never runs: a store on this executor then keeps its actions waiting, in order,
+/// > without error. One piece of work comes from another thread: when a middleware lets go of
+/// > an action's `Proceed` without deciding, a worker thread submits the drain that cancels it,
+/// > a moment later (unless a dispatch to the store submits one first); a ``StoreTester``
+/// > waits for that drain and runs it before it asserts.
+public final class ManualExecutor: WaitingWork, @unchecked Sendable {
   // `queue` is guarded by `lock`; the lock is never held while work runs, nor while work is
   // released (the queue hands each piece out, or all of them, before letting go of its slot).
   private let lock = Lock()
@@ -39,7 +51,13 @@ public final class ManualExecutor: @unchecked Sendable {
   /// The executor to give a store, or an `observe(on:)`: it appends each piece of work to this
   /// executor's queue.
   public var executor: Executor {
-    Executor { [self] work in lock.withLock { queue.append(work) } }
+    Executor(waitingIn: self)
+  }
+
+  /// Appends `work` to the queue: what ``executor`` does with each piece of work.
+  @usableFromInline
+  package func submit(_ work: @escaping @Sendable () -> Void) {
+    lock.withLock { queue.append(work) }
   }
 
   /// How many pieces of work wait to run.

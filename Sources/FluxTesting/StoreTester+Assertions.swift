@@ -25,7 +25,11 @@ extension StoreTester {
   ///   - state: A test of the state afterwards, read through `Computed`. When it fails, the
   ///     failure shows the state by its description (`CustomStringConvertible`), or else by its
   ///     stored properties, each `Variable` and `Constant` by its value, read as Swift's `dump`
-  ///     reads them: an `unowned` property whose object is gone stops the test.
+  ///     reads them: an `unowned` property whose object is gone stops the test. That
+  ///     description is taken where the store commits, right after each commit or cancel of
+  ///     this assertion (so a commit on another thread never runs beside it), and the failure
+  ///     shows the last one. When none was (an action still held), the state is shown only if
+  ///     nothing is under way in the store.
   public func dispatch(
     _ action: State.Action,
     committed: [State.Action]? = nil,
@@ -38,6 +42,9 @@ extension StoreTester {
     state: ((Computed<State>) -> Bool)? = nil
   ) async {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    // A failure shows the state as a commit (or cancel) left it, described in the store's drain:
+    // read here, it could be read while a commit on another thread changes it.
+    if state != nil { recorder.startDescribing() }
     store.actions.dispatch(action: action)
     let context = "after dispatching \(action)"
     await check(context, committed: committed ?? [action], cancelled: cancelled, isolation: isolation, at: site)
@@ -133,7 +140,8 @@ extension StoreTester {
   }
 
   /// Asserts that no action is left that an assertion did not cover, that no work waits on
-  /// the tester's ``ManualExecutor``, and that nothing is under way in the store (an action
+  /// the tester's ``ManualExecutor`` (a drain that a worker thread is about to submit, for an
+  /// action whose `Proceed` a middleware let go undecided, counts), and that nothing is under way in the store (an action
   /// queued, committing on another thread, or held by a middleware: one that no assertion
   /// waited for). Without a manual executor, it first waits, up to the tester's `timeout`, for
   /// what runs on the store's executor to end, except on the main queue for a store whose
@@ -152,6 +160,7 @@ extension StoreTester {
     column: UInt = #column
   ) {
     let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    if let manual { waitForOwedDrain(manual) }
     // Read once: work may be submitted from another thread meanwhile.
     if let pending = manual?.pendingCount, pending > 0 {
       let work = pending == 1 ? "1 piece of work still waits" : "\(pending) pieces of work still wait"
@@ -232,12 +241,24 @@ extension StoreTester {
     return "; after \(timeout) s, a middleware still holds an action"
   }
 
+  /// Checks `state`; a failure shows the state as the last commit or cancel since the dispatch
+  /// left it (described in the store's drain), or, when none did, as it is now if nothing is
+  /// under way in the store: never read while a commit may run.
   private func check(_ context: String, state: (Computed<State>) -> Bool, at site: CallSite) {
-    if !state(store.computed) {
-      fail(
-        "\(context): the state is not as expected; it is \(StateDescription.describe(store.computed.state))",
-        at: site, harness: harness)
+    let holds = state(store.computed)
+    let described = recorder.stopDescribing()
+    guard !holds else { return }
+    let shown: String
+    if let described {
+      shown = "it is \(described)"
+    } else if store.isSettled {
+      shown = "it is \(StateDescription.describe(store.computed.state))"
+    } else {
+      shown =
+        "it is not shown: an action is still under way in the store, and its commit may change the state while "
+        + "it is read"
     }
+    fail("\(context): the state is not as expected; \(shown)", at: site, harness: harness)
   }
 
   private func check<Value: Equatable>(

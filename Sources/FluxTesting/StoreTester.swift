@@ -29,7 +29,9 @@ import FluxCore
 /// > Important: On `Executor.immediate` and on a ``ManualExecutor`` (which the tester runs
 /// > before each assertion about actions; ``expect(reading:equals:fileID:filePath:line:column:)``
 /// > reads the state as it is, without running it) every assertion is deterministic and
-/// > single-threaded. Without a
+/// > single-threaded. (One drain comes from another thread: when a middleware lets go of an
+/// > action's `Proceed` undecided, a worker thread asks for the drain that cancels it; the tester
+/// > waits for that drain, and runs it.) Without a
 /// > manual executor, an assertion that finds fewer actions than it expects waits for them (a
 /// > commit on another thread, a held action that a middleware lets go later), then for the
 /// > store's drain to end (actions already queued, the hooks of shared middleware, which run
@@ -128,6 +130,30 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
     return DispatchTime.now().uptimeNanoseconds + wait
   }
 
+  /// How long, in nanoseconds, a tester on a manual executor waits for a drain the store owes
+  /// it (one a worker thread asks for) before it gives up: only work dropped from the executor
+  /// (``ManualExecutor/discardAll()``) takes that long.
+  static var owedDrainWait: UInt64 { 5_000_000_000 }
+
+  /// Waits, blocking, for at most ``owedDrainWait``, until a drain the store owes the manual
+  /// executor has been submitted to it, so that it is counted: an action whose `Proceed` a
+  /// middleware let go undecided is cancelled by a drain that a worker thread asks for, a moment
+  /// after. Returns at once when work waits there, or when the store owes nothing.
+  func waitForOwedDrain(_ manual: ManualExecutor) {
+    let deadline = DispatchTime.now().uptimeNanoseconds + Self.owedDrainWait
+    let pause = DispatchSemaphore(value: 0)
+    while manual.pendingCount == 0 && !store.isDrained && DispatchTime.now().uptimeNanoseconds < deadline {
+      _ = pause.wait(timeout: .now() + .milliseconds(1))
+    }
+  }
+
+  /// Suspends for a millisecond, in the caller's isolation; a cancelled task does not spin.
+  private func pause(isolation: isolated (any Actor)?) async {
+    await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Never>) in
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { continuation.resume() }
+    }
+  }
+
   /// Runs the manual executor, or waits until `count` records are there and the store's drain
   /// has ended (the hooks of shared middleware run after the recorder's), or the timeout
   /// passes; then takes every record.
@@ -137,6 +163,13 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
   func settle(expecting count: Int, isolation: isolated (any Actor)?) async -> [TesterRecorder<State>.Record] {
     if let manual {
       manual.runAll()
+      // A drain the store still owes: the one a worker thread asks for to cancel an action
+      // whose `Proceed` a middleware let go undecided (or one another thread runs now).
+      let deadline = DispatchTime.now().uptimeNanoseconds + Self.owedDrainWait
+      while !store.isDrained && DispatchTime.now().uptimeNanoseconds < deadline {
+        await pause(isolation: isolation)
+        manual.runAll()
+      }
     } else {
       let deadline = deadlineFromNow
       while recorder.count < count && DispatchTime.now().uptimeNanoseconds < deadline {

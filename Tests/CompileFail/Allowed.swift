@@ -43,3 +43,33 @@ let context: Executor.Context = { work in DispatchQueue.global().async(execute: 
     text = sink.signal.latest(startingWith: "", duringScopeOf: self)
   }
 }
+
+// A main-actor closure may capture plain objects of the main actor: Flux lets go of it there.
+final class Tally {
+  var count = 0
+}
+
+@MainActor final class Dashboard {
+  let tally = Tally()
+  let scope = DisposableScope()
+
+  func follow(_ signal: Signal<Int>, label: Label) {
+    let tally = tally
+    scope += signal.observe(on: .mainActor) { tally.count += $0 }
+    scope += signal.bind(to: label) { label, count in
+      tally.count += count
+      label.text = "\(count)"
+    }
+  }
+}
+
+// A variable of a value that is not Sendable hands out Sendable disposables: they keep no value.
+func observesAPlainValue() -> DisposableScope {
+  let variable = Variable(Tally())
+  let scope = DisposableScope()
+  scope += variable.signal.observe { _ in }
+  scope += variable.constant.signal.observe { _ in }
+  variable.value.count += 1
+  DispatchQueue.global().async { scope.dispose() }
+  return scope
+}

@@ -14,6 +14,11 @@ import FluxReactive
   func passesAMainActorClosure(_ signal: Signal<String>) {
     signal.observe { @MainActor in self.title = $0 }  // expected-error {{converting function value of type '@MainActor @Sendable (String) -> ()' to '@Sendable (String) -> Void' loses global actor 'MainActor'}}
   }
+
+  // A scoped observation calls its observer on the sending thread too: no main-actor closure.
+  func scopesAMainActorClosure(_ signal: Signal<String>) {
+    signal.observe(duringScopeOf: self) { @MainActor in self.title = $0 }  // expected-error {{converting function value of type '@MainActor @Sendable (String) -> ()' to '@Sendable (String) -> Void' loses global actor 'MainActor'}}
+  }
 }
 
 @MainActor final class Label {
@@ -33,4 +38,19 @@ final class PlainView {
 // expected-note@+1 {{add '@MainActor' to make global function 'makesABinderOffTheMainActor' part of global actor 'MainActor'}}
 func makesABinderOffTheMainActor(_ view: PlainView) -> Binder<Bool> {
   Binder(target: view) { view, isHidden in view.isHidden = isHidden }  // expected-error {{call to main actor-isolated initializer 'init(target:binding:)' in a synchronous nonisolated context}}
+}
+
+// A main-actor method of a plain object, partly applied, is not a main-actor observer: it
+// would take the object to the main actor while its caller keeps it.
+final class Draft {
+  var text = ""
+
+  @MainActor func show(_ text: String) {
+    self.text = text
+  }
+}
+
+func observesWithAMethodOfAPlainObject(_ signal: Signal<String>) {
+  let draft = Draft()
+  signal.observe(on: .mainActor, draft.show)  // expected-error {{converting non-Sendable function value to '@MainActor @Sendable (String) -> Void' may introduce data races}}
 }

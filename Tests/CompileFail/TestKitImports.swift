@@ -19,3 +19,20 @@ func tallies() async {
   await tester.dispatch(1)
   tester.finish()
 }
+
+// A tracker takes any object within its body, Sendable or not, in a synchronous or async body.
+final class Draft {
+  var text = ""
+}
+
+func tracksPlainObjects() async {
+  withLeakTracking { leaks in
+    let draft = leaks.track(Draft())
+    draft.text = "kept here"
+  }
+  await withLeakTracking { leaks in
+    let draft = leaks.track(Draft())
+    await Task.yield()
+    draft.text = "kept here"
+  }
+}

@@ -1,3 +1,4 @@
+import Dispatch
 import FluxCore
 import FluxReactive
 import FluxTesting
@@ -78,6 +79,40 @@ struct LeakTrackerTests {
           }
         }
       }
+    }
+  }
+
+  @Test("a synchronous body on the main actor gets the grace too: a store still committing on a queue is no leak")
+  @MainActor
+  func synchronousBodyOnTheMainActorWaitsForAQueue() {
+    let queue = DispatchQueue(label: "leaks")
+    for _ in 0..<50 {
+      withLeakTracking { leaks in
+        let slow = SlowDidCommit()
+        let state = leaks.track(CounterState())
+        let store = leaks.track(
+          Store<CounterState>(
+            state: state, mutations: .init(), executor: .queue(queue), middlewares: [AnyMiddleware(slow)]))
+        store.actions.dispatch(action: .add(1))
+        _ = slow.committed.wait(timeout: .now() + .seconds(10))  // the drain is in its didCommit now
+      }
+    }
+  }
+
+  @Test("an object main-queue work holds after a synchronous body on the main queue is reported, saying why")
+  @MainActor
+  func synchronousBodyOnTheMainQueueNamesMainQueueWork() {
+    let line = #line + 3
+    withKnownIssue {
+      withLeakTracking { leaks in
+        let held = leaks.track(Variable(1))
+        DispatchQueue.main.async { withExtendedLifetime(held) {} }
+      }
+    } matching: { issue in
+      let text = issue.comments.map(\.rawValue).joined()
+      return text.hasPrefix(
+        "Variable<Int>, tracked at FluxTestingTests/LeakTrackerTests.swift:\(line), outlived the test")
+        && text.contains("main queue")
     }
   }
 }

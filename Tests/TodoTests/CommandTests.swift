@@ -45,4 +45,46 @@ struct CommandTests {
     }
     #expect(try Options.parsing(["--record", "s", "--replay", "s", "--quiet"]).record == "s")
   }
+
+  @Test(
+    "a mistyped command, flag or option names the one it most likely meant",
+    arguments: [
+      ("shw", #"unknown command "shw" (did you mean "show"?); type help to see the commands"#),
+      ("dnoe 1", #"unknown command "dnoe" (did you mean "done"?); type help to see the commands"#),
+      ("Lod", #"unknown command "Lod" (did you mean "load"?); type help to see the commands"#),
+      ("remve 2", #"unknown command "remve" (did you mean "remove"?); type help to see the commands"#),
+      ("frobnicate", #"unknown command "frobnicate"; type help to see the commands"#),
+      (
+        "save --replac",
+        "save has no flag --replac; did you mean --replace? (a folder whose name starts with -- is written ./--replac)"
+      ),
+      (
+        "load --discrad x",
+        "load has no flag --discrad; did you mean --discard? (a folder whose name starts with -- is written ./--discrad)"
+      ),
+      (
+        "save --force",
+        "save has no flag --force; its flag is --replace (a folder whose name starts with -- is written ./--force)"
+      ),
+    ])
+  func didYouMean(line: String, message: String) {
+    let error = #expect(throws: CommandError.self) { try Command(parsing: line) }
+    #expect(error?.message == message)
+  }
+
+  @Test("a mistyped option names the one it most likely meant")
+  func didYouMeanAnOption() {
+    let error = #expect(throws: CommandError.self) { try Options.parsing(["--recrod", "s.jsonl"]) }
+    #expect(error?.message == "unknown option --recrod; did you mean --record?")
+    let unknown = #expect(throws: CommandError.self) { try Options.parsing(["--frobnicate"]) }
+    #expect(unknown?.message == "unknown option --frobnicate")
+  }
+
+  @Test("load and save take their flag before the folder; a folder may start with --, written ./--")
+  func loadAndSaveFlags() throws {
+    #expect(try Command(parsing: "load") == .load(nil))
+    #expect(try Command(parsing: "load --discard") == .load(nil, discarding: true))
+    #expect(try Command(parsing: "load --discard my lists") == .load("my lists", discarding: true))
+    #expect(try Command(parsing: "save ./--replace") == .save("./--replace"))
+  }
 }

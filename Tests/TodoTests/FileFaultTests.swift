@@ -129,7 +129,7 @@ struct FileFaultTests {
     let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
     let run = try Faults.run([], input: "add New\nsave\n", in: folder, through: nobody)
     #expect(run.errors.contains("cannot read \(file.path): permission denied"))
-    #expect(run.output.contains("save does not replace \(file.path): it could not be read (permission denied)"))
+    #expect(run.errors.contains("save does not replace \(file.path): it could not be read (permission denied)"))
     #expect(Faults.contents(file) == Data(Self.oldFile.utf8))
     let replaced = try Faults.run([], input: "add New\nsave --replace\n", in: folder, through: nobody)
     #expect(replaced.output.contains("Saved 1 list to \(file.path)"))
@@ -154,7 +154,7 @@ struct FileFaultTests {
     try Data("mine".utf8).write(to: inTheWay.appendingPathComponent("notes.txt"))
     let run = try Faults.run([], input: "add New\nsave\nsave --replace\n", in: folder)
     #expect(run.errors.contains("todo: cannot read \(inTheWay.path): is a folder"))
-    #expect(run.output.contains("could not save to \(inTheWay.path): is a folder"))
+    #expect(run.errors.contains("could not save to \(inTheWay.path): is a folder"))
     #expect(Faults.contents(inTheWay.appendingPathComponent("notes.txt")) == Data("mine".utf8))
     let record = try Faults.run(["--record", "todo-lists"], in: folder)
     #expect(record.errors.contains("todo: cannot record to todo-lists: is a folder"))

@@ -45,7 +45,7 @@ struct MessageTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     let run = try Faults.run([], input: "save\n", in: folder)
     #expect(run.errors.contains("the file is not UTF-8 at byte 13"))
-    #expect(run.output.contains("save does not replace"))
+    #expect(run.errors.contains("save does not replace"))
   }
 
   @Test("a replayed action of no case of its type names the case and the type")
@@ -95,7 +95,33 @@ struct MessageTests {
     let run = try Faults.run([], input: "add Red \u{1B}[31mtext\nfrob\u{7}nicate\nadd Plain\n", in: folder)
     #expect(!run.text.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{7}" })
     #expect(run.output.contains("Inbox> add Red \\u{1B}[31mtext"))
-    #expect(run.output.contains("Error: a name or title cannot hold a control character"))
+    #expect(run.errors.contains("Error: a name or title cannot hold a control character"))
     #expect(run.output.contains("  1. [ ] Plain"))
+  }
+
+  @Test("a piped session whose save failed says so on standard error and exits with status 1")
+  func failedSaveIsAnErrorAndTheExitStatus() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try Data("a file".utf8).write(to: folder.appendingPathComponent("plain"))
+    let run = try Faults.run([], input: "add Milk\nsave plain/lists\n", in: folder)
+    #expect(run.status == 1)
+    #expect(run.errors.contains("Error: could not save to \(folder.path)/plain: is not a folder"), "\(run.text)")
+    #expect(!run.output.contains("Error"))
+    let saved = try Faults.run([], input: "add Milk\nsave\n", in: folder)
+    #expect(saved.status == 0)
+    #expect(saved.errors.isEmpty)
+  }
+
+  @Test("a piped session with a command that failed exits with status 1, the error on standard error")
+  func failedCommandIsTheExitStatus() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let run = try Faults.run([], input: "add Milk\ndone 9\nshw\nadd Eggs\n", in: folder)
+    #expect(run.status == 1)
+    #expect(run.errors.contains("Error: Inbox has no item 9; it has 1 item"))
+    #expect(run.errors.contains("(did you mean \"show\"?)"))
+    #expect(!run.output.contains("Error"))
+    #expect(run.output.contains("  2. [ ] Eggs"))
   }
 }

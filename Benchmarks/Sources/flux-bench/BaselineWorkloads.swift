@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -5,9 +7,10 @@
 #endif
 
 /// The cheapest correct code for each workload: observers in a `ContiguousArray` of one-field
-/// closure structs, one `pthread_mutex` lock and unlock per send, delivery in a plain loop over
-/// a copy of the array (so no observer is retained for its call). No reentrancy handling, no
-/// generic layers.
+/// closure structs, one round trip of the cheapest correct lock per send (``BaselineLock``: one
+/// compare-and-exchange to take it, one releasing store to give it back, inline), delivery in a
+/// plain loop over a copy of the array (so no observer is retained for its call). No reentrancy
+/// handling, no generic layers.
 enum BaselineWorkloads {
   static func prepare(_ workload: Workload, tally: Tally) -> Prepared {
     switch workload {
@@ -24,10 +27,14 @@ enum BaselineWorkloads {
     case .w11: return sends(observers: 1, tally: tally)
     // The target of a global dispatch to one store is the store's own kept `store.actions`.
     case .w12: return FluxWorkloads.keptStoreActions(tally: tally)
-    // The idiomatic store's limit is the plain store's; W3m's, a variable's locked addition.
+    // The idiomatic store's limit is the plain store's; W3m's, a variable's get and set.
     case .w6i, .w10i, .w12i: return storeDispatch(tally: tally)
     case .w3m: return variableAdds(tally: tally)
     case .w3r: return variableSetsAfterRead(tally: tally)
+    case .w15: return arrayAppends(tally: tally)
+    case .w16: return arrayRemovals(tally: tally)
+    case .w17: return todoStore(tally: tally)
+    case .w18: return stringAppends(tally: tally)
     case .w13, .w14: return LogWorkloads.unlogged(tally: tally)  // the log's cost: the same store, unlogged
     }
   }
@@ -197,32 +204,33 @@ private func deliver(_ value: Int, to observers: ContiguousArray<BaselineObserve
   }
 }
 
-/// A `pthread_mutex_t` at a fixed address.
-private final class BaselineMutex: @unchecked Sendable {
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+/// The cheapest correct lock: one compare-and-exchange with acquiring order to take it, one store
+/// with releasing order to give it back, both inline. A thread that finds it taken yields and
+/// tries again: correct, not fair, and never taken in the single-threaded workloads.
+final class BaselineLock: @unchecked Sendable {
+  private let word = Atomic<UInt32>(0)
 
-  init() {
-    mutex = .allocate(capacity: 1)
-    mutex.initialize(to: pthread_mutex_t())
-    pthread_mutex_init(mutex, nil)
+  @inline(__always)
+  func lock() {
+    if _fastPath(word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged) { return }
+    lockContended()
   }
 
-  deinit {
-    pthread_mutex_destroy(mutex)
-    mutex.deallocate()
+  @inline(never)
+  private func lockContended() {
+    while !word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
+      sched_yield()
+    }
   }
 
   @inline(__always)
-  func lock() { pthread_mutex_lock(mutex) }
-
-  @inline(__always)
-  func unlock() { pthread_mutex_unlock(mutex) }
+  func unlock() { word.store(0, ordering: .releasing) }
 }
 
 /// Observers under increasing keys; sends deliver under the lock, so they are serialized.
 final class BaselineSink: @unchecked Sendable {
   // Guarded by `mutex`.
-  private let mutex = BaselineMutex()
+  private let mutex = BaselineLock()
   private var keys = ContiguousArray<UInt64>()
   private var observers = ContiguousArray<BaselineObserver>()
   private var nextKey: UInt64 = 0
@@ -266,7 +274,7 @@ final class BaselineSink: @unchecked Sendable {
 /// A value and its observers: a set stores and delivers under the lock.
 private final class BaselineVariable {
   // Guarded by `mutex`.
-  private let mutex = BaselineMutex()
+  private let mutex = BaselineLock()
   private var value: Int
   private var observers = ContiguousArray<BaselineObserver>()
 
@@ -289,10 +297,15 @@ private final class BaselineVariable {
     mutex.unlock()
   }
 
+  /// `value += amount` as a get and a set (rule 20): a change in place may span a suspension,
+  /// so no lock is held from the get to the set.
   @inline(__always)
   func add(_ amount: Int) {
     mutex.lock()
-    value += amount
+    let current = value
+    mutex.unlock()
+    mutex.lock()
+    value = current &+ amount
     deliver(value, to: observers)
     mutex.unlock()
   }
@@ -301,7 +314,7 @@ private final class BaselineVariable {
 /// A store: lock, reduce, unlock, notify.
 private final class BaselineStore {
   // Guarded by `mutex`.
-  private let mutex = BaselineMutex()
+  private let mutex = BaselineLock()
   private var state: Int
   private var observers = ContiguousArray<BaselineObserver>()
   private let reduce: (Int, Int) -> Int
@@ -333,7 +346,7 @@ private final class BaselineStore {
 /// The stores that a global action reaches: a snapshot taken under the lock, then each store.
 private final class BaselineRegistry {
   // Guarded by `mutex`.
-  private let mutex = BaselineMutex()
+  private let mutex = BaselineLock()
   private var stores = ContiguousArray<BaselineStore>()
 
   func add(_ store: BaselineStore) {

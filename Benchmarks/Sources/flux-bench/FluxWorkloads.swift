@@ -23,6 +23,10 @@ enum FluxWorkloads {
     case .w6i: return idiomaticStoreDispatch(tally: tally)
     case .w10i: return idiomaticStoreDispatch(tally: tally, middlewares: [AnyMiddleware(IdiomaticPassThrough())])
     case .w12i: return idiomaticGlobalDispatch(tally: tally)
+    case .w15: return arrayAppends(tally: tally)
+    case .w16: return arrayRemovals(tally: tally)
+    case .w17: return todoStore(tally: tally)
+    case .w18: return stringAppends(tally: tally)
     case .w13, .w14: return LogWorkloads.prepare(workload, tally: tally)
     }
   }

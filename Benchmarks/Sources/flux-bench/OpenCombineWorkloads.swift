@@ -25,6 +25,7 @@ enum OpenCombineWorkloads {
     case .w6i, .w10i, .w12i: return storeDispatch(tally: tally)
     case .w3r: return variableSets(tally: tally)
     case .w3m: return variableAdds(tally: tally)
+    case .w15, .w16, .w17, .w18: preconditionFailure("OpenCombine does not run \(workload.rawValue)")
     }
   }
 

@@ -20,6 +20,10 @@ enum Workload: String, CaseIterable, Sendable {
   case w12i = "W12i"
   case w13 = "W13"
   case w14 = "W14"
+  case w15 = "W15"
+  case w16 = "W16"
+  case w17 = "W17"
+  case w18 = "W18"
 
   /// A short name for the table.
   var name: String {
@@ -44,6 +48,10 @@ enum Workload: String, CaseIterable, Sendable {
     case .w12i: return "global-one-store-idiomatic"
     case .w13: return "logged-action"
     case .w14: return "logged-action-state"
+    case .w15: return "array-append"
+    case .w16: return "array-remove-append"
+    case .w17: return "todo-store-1000"
+    case .w18: return "string-append"
     }
   }
 
@@ -53,7 +61,8 @@ enum Workload: String, CaseIterable, Sendable {
     case .w1, .w2, .w4, .w8, .w11: return "send"
     case .w3, .w3o, .w3r, .w3m: return "set"
     case .w5: return "pair"
-    case .w6, .w10, .w12, .w6i, .w10i, .w12i, .w13, .w14: return "action"
+    case .w6, .w10, .w12, .w6i, .w10i, .w12i, .w13, .w14, .w17: return "action"
+    case .w15, .w16, .w18: return "change"
     case .w7: return "delivery"
     case .w9: return "subscribe"
     }
@@ -77,7 +86,7 @@ enum Workload: String, CaseIterable, Sendable {
   /// The largest Flux / baseline time ratio the targets allow.
   var ratioTarget: Double? {
     switch self {
-    case .w1, .w2, .w3, .w4, .w5, .w6, .w7, .w8, .w11, .w3m, .w6i, .w10i, .w12i: return 1.5
+    case .w1, .w2, .w3, .w4, .w5, .w6, .w7, .w8, .w11, .w3m, .w6i, .w10i, .w12i, .w15, .w16, .w17, .w18: return 1.5
     case .w10: return 2
     case .w12: return 1.3
     case .w3r: return 1
@@ -90,9 +99,14 @@ enum Workload: String, CaseIterable, Sendable {
     switch self {
     case .w5: return 1
     case .w9, .w3o, .w13, .w14: return nil  // W3o: Observation allocates a tracking per set; W13, W14 encode JSON
+    case .w15, .w18: return 0.01  // a growing array or string reallocates now and then
     default: return 0
     }
   }
+
+  /// The workloads whose state is a collection or a string, changed in place (Flux and the
+  /// baseline only).
+  static let collections: Set<Workload> = [.w15, .w16, .w17, .w18]
 
   /// W5's standing observers.
   static let standingObservers = 100
@@ -122,7 +136,11 @@ enum Implementation: String, CaseIterable, Sendable {
   /// Whether this contender runs `workload`: the `@Observable` class runs only the sets of one
   /// value (W3, W3r, W3m, W3o), where it can do what the others do.
   func runs(_ workload: Workload) -> Bool {
-    self != .observable || [.w3, .w3r, .w3m, .w3o].contains(workload)
+    switch self {
+    case .flux, .baseline: return true
+    case .openCombine: return !Workload.collections.contains(workload)
+    case .observable: return [.w3, .w3r, .w3m, .w3o].contains(workload)
+    }
   }
 
   /// Makes `workload` ready to run, with every observer adding into `tally`.

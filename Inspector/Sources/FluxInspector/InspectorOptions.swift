@@ -1,7 +1,7 @@
 /// What the command line asks of `flux-inspector`.
 ///
 /// ```
-/// flux-inspector session.jsonl [--port N] [--host ADDRESS] [--html report.html]
+/// flux-inspector session.jsonl [--port N] [--host ADDRESS] [--html report.html [--force]]
 /// ```
 public struct InspectorOptions: Sendable, Equatable {
   /// The action log to show.
@@ -12,19 +12,24 @@ public struct InspectorOptions: Sendable, Equatable {
   public var host: String = "127.0.0.1"
   /// Where to write a self-contained page instead of serving one, if anywhere.
   public var htmlPath: String?
+  /// Whether the page replaces a file at ``htmlPath`` that is not a page that flux-inspector
+  /// wrote (`--force`).
+  public var isForced = false
   /// Whether the user asked for the usage only.
   public var isHelp = false
 
   /// How to call the program.
   public static let usage = """
-    usage: flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html]
+    usage: flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html [--force]]
 
     Shows an action log of Flux stores in a browser, and its new lines as they are written.
 
       --port N          listen on port N (by default, a free port that the system chooses)
       --host ADDRESS    listen on ADDRESS (by default 127.0.0.1: this machine only)
       --html FILE.html  write the page, with the log inside, to one file that opens from disk;
-                        serve nothing
+                        serve nothing. It replaces only a page that flux-inspector wrote, and
+                        never the log
+      --force           with --html, replace FILE.html even if flux-inspector did not write it
       --help            show this help
     """
 
@@ -54,8 +59,13 @@ public struct InspectorOptions: Sendable, Equatable {
         port = number
       case "--host":
         host = try value(of: "--host")
+        guard !host.isEmpty else { throw InspectorError("--host needs an address, not an empty one") }
       case "--html":
-        htmlPath = try value(of: "--html")
+        let path = try value(of: "--html")
+        guard !path.isEmpty else { throw InspectorError("--html needs the name of a file, not an empty one") }
+        htmlPath = path
+      case "--force":
+        isForced = true
       default:
         guard !argument.hasPrefix("-") || argument == "-" else {
           throw InspectorError("unknown option \(argument)")
@@ -66,6 +76,10 @@ public struct InspectorOptions: Sendable, Equatable {
     }
     if isHelp { return }
     guard let path else { throw InspectorError("which log? give the path of an action log") }
+    guard !path.isEmpty else { throw InspectorError("the log's path is empty: give the path of an action log") }
+    guard !isForced || htmlPath != nil else {
+      throw InspectorError("--force goes with --html: nothing else replaces a file")
+    }
     logPath = path
   }
 }

@@ -1,7 +1,7 @@
 import FluxInspector
 import Foundation
 
-// flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html]: see InspectorOptions.
+// flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html [--force]]: see InspectorOptions.
 
 /// Prints `message` to standard error as one line, and exits with `code`.
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -23,7 +23,7 @@ if options.isHelp {
 
 if let htmlPath = options.htmlPath {
   do {
-    try InspectorPage.writeSelfContained(logPath: options.logPath, to: htmlPath)
+    try InspectorPage.writeSelfContained(logPath: options.logPath, to: htmlPath, replacingAnyFile: options.isForced)
     print("Wrote \(htmlPath): open it in a browser.")
     exit(0)
   } catch {

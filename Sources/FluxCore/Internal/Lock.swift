@@ -146,15 +146,35 @@ package final class Lock: @unchecked Sendable {
     static var currentThread: UInt { UInt(pthread_self()) }
 
     /// Acquires the lock, or takes it once more if this thread holds it already.
+    ///
+    /// A thread that must wait for another holder says so first (``LockWaits``), so that two
+    /// threads that each wait for a lock the other holds stop with a message that names the
+    /// deadlock, instead of waiting forever or stopping with the kernel's "Recursive call to lock
+    /// Mutex".
     @inlinable
     package func lock() {
       let thread = Self.currentThread
-      if owner.load(ordering: .relaxed) == thread {
+      let holder = owner.load(ordering: .relaxed)
+      if holder == thread {
         depth &+= 1
         return
       }
-      mutex.unsafeLock()
+      // Free as far as `owner` tells: one compare-and-exchange. Held, or taken between the two
+      // loads: wait, said first.
+      if _slowPath(holder != 0 || !mutex.unsafeTryLock()) { return lockWaiting(thread) }
       _ = owner.load(ordering: .acquiring)  // the last holder's release: see the type's comment
+      owner.store(thread, ordering: .relaxed)
+    }
+
+    /// Takes the lock that another thread holds (or held a moment ago): registers the wait,
+    /// stops with a message if it closes a cycle of waits, then blocks until the lock is free.
+    @usableFromInline
+    @inline(never)
+    func lockWaiting(_ thread: UInt) {
+      LockWaits.shared.willWait(thread, for: self)
+      mutex.unsafeLock()
+      LockWaits.shared.didWait(thread)
+      _ = owner.load(ordering: .acquiring)
       owner.store(thread, ordering: .relaxed)
     }
 

@@ -7,7 +7,9 @@
 /// It holds its subject strongly. An observer closure may still capture its own disposable:
 /// the subject keeps no reference to its ``Sink`` or ``Variable``, and when that owner is freed
 /// it ends the subject, which releases every observer and so every such disposable. Holding a
-/// disposable keeps only the ended subject's small core, never the owner or the observers.
+/// disposable keeps only the ended subject's small core, never the owner, the observers or a
+/// variable's value (``ValueOwner`` lets go of it where the variable and its constants and
+/// signals go): the token is `Sendable` for any value, and may be freed on any thread.
 @usableFromInline
 struct ObserverToken<Value>: Disposable {
   // Both constant; the core guards its own state with its lock.

@@ -52,11 +52,11 @@ extension SubjectCore {
     @inlinable
     static var currentThread: UInt { UInt(pthread_self()) }
 
-    /// `value`, for a value in a word: one atomic load.
+    /// `value`, for a value in a word: one atomic load; when `tracked`, a read for Observation too.
     @inlinable
-    var wordValue: Value {
+    func wordValue(tracked: Bool) -> Value {
       if _slowPath(modifyingThread.load(ordering: .relaxed) == Self.currentThread) { Self.reentrantModify() }
-      valueWasRead()
+      if tracked { valueWasRead() }
       return Self.value(fromBits: word.load(ordering: .acquiring))
     }
 

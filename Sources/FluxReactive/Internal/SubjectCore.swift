@@ -71,6 +71,11 @@ private let unusedValueLock = Lock()
 /// the core carries `specializedRemove`: `remove(_:)` as compiled where the core was made (the
 /// `@inlinable` initializers of ``Sink`` and ``Variable``): generic, a disposal spends most of
 /// its time looking up metadata (W5: about 600 ns per subscribe-dispose pair against 80).
+///
+/// `@unchecked Sendable` for any value, since the disposables of its observations hold it and
+/// any thread may free them: its locks guard its state (below), and a value that is not
+/// `Sendable` never goes with it, since the value's ``ValueOwner`` lets go of it in the
+/// value's own domain (and a set, in the setter's).
 @usableFromInline
 final class SubjectCore<Value>: @unchecked Sendable {
   // Every mutable property below is guarded by `lock`, which serializes every access; they opt
@@ -345,13 +350,27 @@ final class SubjectCore<Value>: @unchecked Sendable {
   /// in a word, ``usesWord``), never for a delivery.
   @inlinable
   var value: Value {
+    read(tracked: true)
+  }
+
+  /// The current value for a change in place (`Variable.value`'s `_modify`): a copy, read as
+  /// ``value`` reads it, except that a change is not a read for Observation.
+  @inlinable
+  var valueForChange: Value {
+    read(tracked: false)
+  }
+
+  /// The current value; when `tracked`, a read for Observation too.
+  @inlinable
+  @inline(__always)
+  func read(tracked: Bool) -> Value {
     #if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE
-      if Self.usesWord { return wordValue }
+      if Self.usesWord { return wordValue(tracked: tracked) }
     #endif
     if _slowPath(!valueLock.tryLock()) { waitForValueLock() }
     defer { valueLock.unlock() }
     guard let current else { Self.reentrantModify() }
-    valueWasRead()
+    if tracked { valueWasRead() }
     return current
   }
 
@@ -400,28 +419,6 @@ final class SubjectCore<Value>: @unchecked Sendable {
     if _slowPath(isObserved) { valueDidChange() }
     let taken = sendLocked(value)
     lock.unlock(releasing: (old, taken))
-  }
-
-  /// Changes the current value in place, atomically, and delivers the result once.
-  ///
-  /// The value is moved out for `body` (no copy, so a copy-on-write payload is changed in
-  /// place) and moved back after, under the delivery turn (and `valueLock`, for a value not in
-  /// a word): the change is the in-place change of `SubjectCore+InPlace`, with `body` between
-  /// its start and its end. `body` must not read or set this variable itself. When `body`
-  /// throws, the value keeps what `body` left, and that change is delivered (rule 5).
-  @inlinable
-  func modify<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    let change = beginInPlaceChange()
-    var value = change.value
-    let result: R
-    do {
-      result = try body(&value)
-    } catch {
-      endInPlaceChange(value, isObserved: change.isObserved)
-      throw error
-    }
-    endInPlaceChange(value, isObserved: change.isObserved)
-    return result
   }
 
   @usableFromInline

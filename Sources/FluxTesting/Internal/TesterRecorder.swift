@@ -9,9 +9,12 @@ final class TesterRecorder<State: FluxCore.State>: Middleware, @unchecked Sendab
     case cancelled(State.Action)
   }
 
-  // `records` is guarded by `lock`.
+  // `records`, `describesState` and `stateDescription` are guarded by `lock`.
   private let lock = Lock()
   private var records: [Record] = []
+  /// Whether each commit or cancel leaves a description of the state: while a state check waits.
+  private var describesState = false
+  private var stateDescription: String?
 
   /// How many records wait to be taken.
   var count: Int {
@@ -26,11 +29,40 @@ final class TesterRecorder<State: FluxCore.State>: Middleware, @unchecked Sendab
     }
   }
 
+  /// From now on, each commit or cancel describes the state it leaves, in the store's drain:
+  /// where a commit never runs beside it.
+  func startDescribing() {
+    lock.withLock { (describesState, stateDescription) = (true, nil) }
+  }
+
+  /// Stops describing the state; returns the description the last commit or cancel since
+  /// ``startDescribing()`` left, if any did.
+  func stopDescribing() -> String? {
+    lock.withLock {
+      defer { (describesState, stateDescription) = (false, nil) }
+      return stateDescription
+    }
+  }
+
   func didCommit(action: State.Action, state: State) {
-    lock.withLock { records.append(.committed(action)) }
+    let describes = lock.withLock {
+      records.append(.committed(action))
+      return describesState
+    }
+    if describes { describe(state) }
   }
 
   func didCancel(action: State.Action, state: State) {
-    lock.withLock { records.append(.cancelled(action)) }
+    let describes = lock.withLock {
+      records.append(.cancelled(action))
+      return describesState
+    }
+    if describes { describe(state) }
+  }
+
+  /// Describes `state` after the lock: a state's own `description` is the user's code.
+  private func describe(_ state: State) {
+    let description = StateDescription.describe(state)
+    lock.withLock { if describesState { stateDescription = description } }
   }
 }

@@ -90,3 +90,14 @@ extension Lines {
     return all.count >= count
   }
 }
+
+/// Takes 2 ms in `didCommit`, after signalling `committed`: the drain holds the store's state
+/// a moment after each commit.
+struct SlowDidCommit: Middleware {
+  let committed = DispatchSemaphore(value: 0)
+
+  func didCommit(action: CounterAction, state: CounterState) {
+    committed.signal()
+    Thread.sleep(forTimeInterval: 0.002)
+  }
+}

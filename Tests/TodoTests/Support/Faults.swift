@@ -35,6 +35,10 @@ enum Faults {
 
   static var isRoot: Bool { getuid() == 0 }
 
+  /// A prefix that runs the program as nobody, for whom a file of mode 000 cannot be read (root
+  /// reads any file, whatever its permission bits).
+  static let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+
   /// Whether the Linux tools and files the faults use are here: `prlimit`, `setpriv`, `/proc/sys`.
   static var isLinux: Bool {
     #if os(Linux)

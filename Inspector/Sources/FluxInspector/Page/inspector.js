@@ -1,11 +1,23 @@
 // The Flux Inspector's page: reads the log (from the server's /log, or from the data inside a
 // self-contained file), shows it, and follows the server's /events while the log grows.
+//
+// Every line of the log is hostile (DESIGN.md rule 21): it is read as the server reads it (a key
+// twice in one object, or nesting deeper than 512, makes it a bad line), no code here recurses
+// as deep as its input (trees, diffs and text are walked with a stack of their own, and no array
+// is spread into arguments), and nothing of it is ever HTML: the page builds text nodes only.
 (function () {
   "use strict";
 
-  const ROW = 26;           // the height of a row, in pixels, as in the style sheet's --row
-  const OVERSCAN = 8;       // rows drawn above and below the visible ones
-  const DIFF_LIMIT = 400;   // changes listed at most for one action
+  const ROW = 26;              // the height of a row, in pixels, as in the style sheet's --row
+  const OVERSCAN = 8;          // rows drawn above and below the visible ones
+  const DIFF_LIMIT = 400;      // changes listed at most for one action
+  const DEPTH_LIMIT = 512;     // the deepest nesting of a line, as the server's reader allows
+  const LCS_CELLS = 250000;    // the largest table the array diff fills; beyond, it pairs by index
+  const SHOWN_STORES = 12;     // the stores of one global dispatch shown in the detail
+  const ROW_STORES = 4;        // and in its row
+  const SELECT_LIMIT = 500;    // the names listed at most in a filter
+  const IDLE_SECONDS = 20;     // after this long without a new line, the log is idle
+  const RETRY_MS = 2000;       // how long the page waits before asking a server that is gone
 
   const $ = (id) => document.getElementById(id);
   const ui = {
@@ -25,17 +37,292 @@
     return {
       entries: [], events: [], byDispatch: new Map(), lastState: new Map(),
       stores: new Map(), actions: new Map(), errors: 0,
-      end: 0, lines: 0, partial: false, path: "",
+      session: 0, lastSequence: null,
+      end: 0, lines: 0, partial: false, path: "", identity: null,
     };
   }
   let shown = [];           // indices into model.events, in order
   let selected = -1;        // index into model.events
   let drawn = { first: -1, last: -1, count: -1 };
 
-  // Reading lines.
+  // Reading a line: JSON, strictly, as the server reads it.
+
+  function LineError(message) {
+    this.message = message;
+  }
+
+  const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+  const ESCAPES = { 34: "\"", 92: "\\", 47: "/", 98: "\b", 102: "\f", 110: "\n", 114: "\r", 116: "\t" };
+
+  // The value of one line of JSON text. Unlike `JSON.parse`, which keeps the last of two values
+  // of one key where the server's reader keeps the first, a key twice in one object is an error,
+  // as is nesting deeper than the server reads. Keys are told apart as Swift tells strings apart
+  // (canonically equivalent ones are the same key). One loop, with a stack of open arrays and
+  // objects: no recursion.
+  function readJSON(text) {
+    let at = 0;
+    const frames = [];
+    const space = () => {
+      for (;;) {
+        const c = text.charCodeAt(at);
+        if (c === 32 || c === 9 || c === 10 || c === 13) at += 1; else return;
+      }
+    };
+    const fail = (what) => {
+      throw new LineError("not JSON: " + what + " at character " + (at + 1));
+    };
+    // Where the innermost object is, for a message: the keys and indices that lead to it.
+    const where = () => {
+      const path = frames.slice(0, -1).map((frame) => frame.isArray ? String(frame.value.length) : frame.key);
+      return path.length ? " (in " + path.join(".") + ")" : "";
+    };
+    const string = () => {
+      at += 1;  // the opening quote
+      let start = at;
+      let out = "";
+      for (;;) {
+        const c = text.charCodeAt(at);
+        if (c === 34) {
+          out += text.slice(start, at);
+          at += 1;
+          return out;
+        }
+        if (c !== c) fail("a string that does not end");  // NaN: past the end
+        if (c < 32) fail("a control character in a string");
+        if (c === 92) {
+          out += text.slice(start, at);
+          const e = text.charCodeAt(at + 1);
+          if (e === 117) {
+            const hex = text.slice(at + 2, at + 6);
+            if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail("a bad \\u escape");
+            out += String.fromCharCode(parseInt(hex, 16));
+            at += 6;
+          } else if (ESCAPES[e] !== undefined) {
+            out += ESCAPES[e];
+            at += 2;
+          } else {
+            fail("a bad escape");
+          }
+          start = at;
+          continue;
+        }
+        at += 1;
+      }
+    };
+    const key = (frame) => {
+      space();
+      if (text.charCodeAt(at) !== 34) fail("a key that is not a string");
+      const name = string();
+      space();
+      if (text.charCodeAt(at) !== 58) fail("no colon after a key");
+      at += 1;
+      // The object itself tells the keys it has; a key with other than ASCII in it is also
+      // compared in its canonical form.
+      let twice = Object.prototype.hasOwnProperty.call(frame.value, name);
+      if (!twice && /[^\x00-\x7f]/.test(name)) {
+        const canonical = name.normalize("NFC");
+        if (frame.canonical === undefined) {
+          frame.canonical = new Set(Object.keys(frame.value).map((each) => each.normalize("NFC")));
+        }
+        twice = frame.canonical.has(canonical);
+        frame.canonical.add(canonical);
+      } else if (frame.canonical !== undefined) {
+        frame.canonical.add(name);
+      }
+      if (twice) {
+        throw new LineError("the key " + quote(name) + " appears twice in one object" + where());
+      }
+      frame.key = name;
+    };
+    for (;;) {
+      space();
+      let value;
+      const c = text.charCodeAt(at);
+      if (c === 123 || c === 91) {
+        if (frames.length >= DEPTH_LIMIT) {
+          throw new LineError("the line nests arrays and objects more than " + DEPTH_LIMIT + " deep");
+        }
+        at += 1;
+        const isArray = c === 91;
+        const frame = { isArray, value: isArray ? [] : {}, key: null };
+        frames.push(frame);
+        space();
+        if (text.charCodeAt(at) === (isArray ? 93 : 125)) {
+          at += 1;
+          frames.pop();
+          value = frame.value;
+        } else {
+          if (!isArray) key(frame);
+          continue;
+        }
+      } else if (c === 34) {
+        value = string();
+      } else if (c === 116 && text.startsWith("true", at)) {
+        at += 4;
+        value = true;
+      } else if (c === 102 && text.startsWith("false", at)) {
+        at += 5;
+        value = false;
+      } else if (c === 110 && text.startsWith("null", at)) {
+        at += 4;
+        value = null;
+      } else {
+        NUMBER.lastIndex = at;
+        const number = NUMBER.exec(text);
+        if (number === null) fail(at >= text.length ? "the line ends early" : "an unexpected character");
+        at += number[0].length;
+        value = Number(number[0]);
+      }
+      // The value goes into the array or object that holds it; each that ends here ends too.
+      for (;;) {
+        const frame = frames[frames.length - 1];
+        if (frame === undefined) {
+          space();
+          if (at < text.length) fail("text after the end");
+          return value;
+        }
+        if (frame.isArray) frame.value.push(value);
+        else if (frame.key === "__proto__") Object.defineProperty(frame.value, "__proto__", { value, enumerable: true, writable: true, configurable: true });
+        else frame.value[frame.key] = value;
+        space();
+        const d = text.charCodeAt(at);
+        if (d === 44) {
+          at += 1;
+          if (!frame.isArray) key(frame);
+          break;
+        }
+        if (d !== (frame.isArray ? 93 : 125)) fail(frame.isArray ? "no comma or ] after a value" : "no comma or } after a value");
+        at += 1;
+        frames.pop();
+        value = frame.value;
+      }
+    }
+  }
+
+  // A string followed by a colon: a key, in JSON text that `JSON.parse` read. The count is at
+  // least the number of keys in the text (a string value may hold such text too, never less).
+  const KEY = /"(?:[^"\\]|\\.)*"\s*:/g;
+
+  // `readJSON`, faster for most lines: the browser's own reader, and then a check that it kept
+  // every key (a key twice in one object makes fewer keys than the text has) and nested no
+  // deeper than the limit. A line with other than ASCII or a \u escape in it, or one that does
+  // not pass, is read again by `readJSON`, which says why.
+  function readLine(text) {
+    if (/[^\x00-\x7f]|\\u/.test(text)) return readJSON(text);
+    let value;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return readJSON(text);
+    }
+    let keys = 0;
+    let deepest = 0;
+    const stack = [value, 0];
+    while (stack.length) {
+      const depth = stack.pop();
+      const next = stack.pop();
+      if (!isObject(next)) continue;
+      if (depth + 1 > deepest) deepest = depth + 1;
+      if (Array.isArray(next)) {
+        for (const element of next) stack.push(element, depth + 1);
+      } else {
+        for (const key in next) {
+          keys += 1;
+          stack.push(next[key], depth + 1);
+        }
+      }
+    }
+    if (deepest > DEPTH_LIMIT) return readJSON(text);
+    KEY.lastIndex = 0;
+    let written = 0;
+    while (KEY.exec(text) !== null) written += 1;
+    return written === keys ? value : readJSON(text);
+  }
+
+  // Text as Swift writes it.
+
+  function isObject(value) {
+    return value !== null && typeof value === "object";
+  }
+
+  // An object whose keys are all `_0`, `_1`…: the unlabeled values of an enum case.
+  function isPositional(keys) {
+    return keys.length > 0 && keys.every((key) => /^_[0-9]+$/.test(key));
+  }
+
+  function quote(text) {
+    return "\"" + text.replace(/[\\"\u0000-\u001f\u007f]/g, (c) => {
+      switch (c) {
+        case "\\": return "\\\\";
+        case "\"": return "\\\"";
+        case "\n": return "\\n";
+        case "\r": return "\\r";
+        case "\t": return "\\t";
+        default: return "\\u{" + c.charCodeAt(0).toString(16) + "}";
+      }
+    }) + "\"";
+  }
+
+  function scalar(value) {
+    if (typeof value === "string") return quote(value);
+    if (value === null) return "nil";
+    return String(value);
+  }
+
+  function keyText(key) {
+    return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? key : quote(key);
+  }
+
+  // `value` as one line of text, at most `limit` characters: `[1, 2]`, `{id: 2, title: "Milk"}`,
+  // `(2, "Milk")` for unlabeled values. Walked with a stack, and it stops at the limit.
+  function inline(value, limit) {
+    const parts = [];
+    let length = 0;
+    const emit = (text) => {
+      parts.push(text);
+      length += text.length;
+    };
+    const frames = [];
+    let next = value;
+    let pending = true;
+    while (length <= limit) {
+      if (pending) {
+        pending = false;
+        if (!isObject(next)) {
+          emit(scalar(next));
+          continue;
+        }
+        const isArray = Array.isArray(next);
+        const keys = isArray ? null : Object.keys(next);
+        const kind = isArray ? "array" : isPositional(keys) ? "tuple" : "object";
+        emit(kind === "array" ? "[" : kind === "tuple" ? "(" : "{");
+        frames.push({ value: next, keys, kind, index: 0, count: isArray ? next.length : keys.length });
+        continue;
+      }
+      const frame = frames[frames.length - 1];
+      if (frame === undefined) break;
+      if (frame.index >= frame.count) {
+        emit(frame.kind === "array" ? "]" : frame.kind === "tuple" ? ")" : "}");
+        frames.pop();
+        continue;
+      }
+      if (frame.index > 0) emit(", ");
+      if (frame.kind === "array") {
+        next = frame.value[frame.index];
+      } else {
+        const key = frame.keys[frame.index];
+        if (frame.kind === "object") emit(keyText(key) + ": ");
+        next = frame.value[key];
+      }
+      pending = true;
+      frame.index += 1;
+    }
+    const text = parts.join("");
+    return text.length > limit ? text.slice(0, limit - 1) + "…" : text;
+  }
 
   function caseOf(action) {
-    if (action !== null && typeof action === "object" && !Array.isArray(action)) {
+    if (isObject(action) && !Array.isArray(action)) {
       const keys = Object.keys(action);
       if (keys.length === 1) return keys[0];
     }
@@ -43,83 +330,136 @@
     return Array.isArray(action) ? "[…]" : typeof action;
   }
 
-  function short(value, limit) {
-    let text = JSON.stringify(value);
-    if (text === undefined) text = String(value);
-    return text.length > limit ? text.slice(0, limit - 1) + "…" : text;
+  // The arguments of an enum case, as [label or null, value] pairs; null when the action is not
+  // one case with its values.
+  function argumentsOf(action) {
+    if (!isObject(action) || Array.isArray(action)) return null;
+    const keys = Object.keys(action);
+    if (keys.length !== 1) return null;
+    const payload = action[keys[0]];
+    if (!isObject(payload)) return [[null, payload]];
+    if (Array.isArray(payload)) return [[null, payload]];
+    const labels = Object.keys(payload);
+    const positional = isPositional(labels);
+    return labels.map((label) => [positional ? null : label, payload[label]]);
   }
 
   // `add(2)`, `edit(2, "Milk")`, `rename(title: "Milk")`, `clear`: an action as Swift writes it.
-  function describeAction(action) {
+  function describeAction(action, limit) {
+    const parts = argumentsOf(action);
+    if (parts === null) return inline(action, limit);
     const name = caseOf(action);
-    if (action === null || typeof action !== "object" || Array.isArray(action)) return short(action, 90);
-    const payload = action[name];
-    if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
-      return name + "(" + short(payload, 80) + ")";
+    if (parts.length === 0) return name;
+    let text = name + "(";
+    for (let i = 0; i < parts.length && text.length <= limit; i += 1) {
+      if (i > 0) text += ", ";
+      if (parts[i][0] !== null) text += keyText(parts[i][0]) + ": ";
+      text += inline(parts[i][1], Math.max(8, limit - text.length));
     }
-    const keys = Object.keys(payload);
-    if (keys.length === 0) return name;
-    const positional = keys.every((key) => /^_\d+$/.test(key));
-    const parts = keys.map((key) => (positional ? "" : key + ": ") + short(payload[key], 40));
-    const text = name + "(" + parts.join(", ") + ")";
-    return text.length > 120 ? text.slice(0, 119) + "…" : text;
+    text += ")";
+    return text.length > limit ? text.slice(0, limit - 1) + "…" : text;
   }
 
-  function entryFrom(item) {
-    const entry = { line: item.line, raw: item.raw, index: model.entries.length };
-    if (item.error !== undefined) {
-      entry.error = item.error;
-      entry.outcome = "error";
-      entry.store = "";
-      return entry;
-    }
-    let fields;
-    try {
-      fields = JSON.parse(item.raw);
-    } catch (problem) {
-      entry.error = "not JSON to this page: " + problem.message;
-      entry.outcome = "error";
-      entry.store = "";
-      return entry;
-    }
-    entry.store = String(fields.store);
-    entry.time = String(fields.time);
-    entry.outcome = fields.outcome;
-    entry.duration = typeof fields.durationNanoseconds === "number" ? fields.durationNanoseconds : null;
-    entry.action = fields.action;
-    entry.actionCase = caseOf(fields.action);
-    entry.label = describeAction(fields.action);
-    entry.sequence = typeof fields.sequence === "number" ? fields.sequence : null;
-    entry.hasState = Object.prototype.hasOwnProperty.call(fields, "state");
-    if (entry.hasState) entry.state = fields.state;
-    entry.holds = Array.isArray(fields.holds) ? fields.holds : [];
-    entry.held = entry.holds.reduce((sum, hold) => sum + (Number(hold.nanoseconds) || 0), 0);
-    entry.cancelledBy = typeof fields.cancelledBy === "string" ? fields.cancelledBy : null;
-    entry.dispatch = typeof fields.dispatch === "string" ? fields.dispatch : null;
+  // Lines into entries, and entries into events.
+
+  function text(value) {
+    return typeof value === "string" ? value : null;
+  }
+
+  function count(value) {
+    return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
+  }
+
+  function badEntry(entry, message) {
+    entry.error = message;
+    entry.outcome = "error";
+    entry.store = "";
     return entry;
   }
 
+  function entryFrom(item) {
+    const entry = { line: Number(item.line) || 0, raw: String(item.raw), index: model.entries.length };
+    if (item.error !== undefined) return badEntry(entry, String(item.error));
+    let fields;
+    try {
+      fields = readLine(entry.raw);
+    } catch (problem) {
+      return badEntry(entry, problem instanceof LineError ? problem.message : "this line cannot be read: " + problem);
+    }
+    if (!isObject(fields) || Array.isArray(fields)) return badEntry(entry, "not an action of the log: not a JSON object");
+    for (const name of ["store", "time", "outcome"]) {
+      if (text(fields[name]) === null) return badEntry(entry, "not an action of the log: \"" + name + "\" is missing or not text");
+    }
+    if (!Object.prototype.hasOwnProperty.call(fields, "action")) return badEntry(entry, "\"action\" is missing");
+    entry.store = fields.store;
+    entry.time = fields.time;
+    entry.outcome = fields.outcome;
+    entry.duration = count(fields.durationNanoseconds);
+    entry.action = fields.action;
+    entry.actionCase = caseOf(fields.action);
+    entry.label = describeAction(fields.action, 160);
+    entry.sequence = count(fields.sequence);
+    entry.hasState = Object.prototype.hasOwnProperty.call(fields, "state");
+    if (entry.hasState) entry.state = fields.state;
+    entry.holds = [];
+    entry.held = 0;
+    if (Array.isArray(fields.holds)) {
+      for (const hold of fields.holds) {
+        if (!isObject(hold) || text(hold.middleware) === null || count(hold.nanoseconds) === null) continue;
+        entry.holds.push({ middleware: hold.middleware, nanoseconds: hold.nanoseconds });
+        entry.held += hold.nanoseconds;
+      }
+    }
+    entry.cancelledBy = text(fields.cancelledBy);
+    entry.dispatch = text(fields.dispatch);
+    return entry;
+  }
+
+  // A log may hold several sessions one after the other (`cat a.jsonl b.jsonl`): each numbers
+  // its lines (`sequence`) and its global dispatches from 1. A line whose sequence is not past
+  // the one before starts a session; a dispatch id groups lines of one session only, and a
+  // store that a dispatch already reached starts another event, as one dispatch reaches each
+  // store once.
   function add(item) {
-    const entry = entryFrom(item);
+    let entry;
+    try {
+      entry = entryFrom(item);
+    } catch (problem) {
+      entry = badEntry({ line: Number(item && item.line) || 0, raw: String(item && item.raw), index: model.entries.length },
+        "this line cannot be shown: " + problem);
+    }
     model.entries.push(entry);
+    entry.previous = { session: model.session, lastSequence: model.lastSequence };
     if (entry.error !== undefined) {
       model.errors += 1;
     } else {
+      if (entry.sequence !== null) {
+        if (model.lastSequence !== null && entry.sequence <= model.lastSequence) model.session += 1;
+        model.lastSequence = entry.sequence;
+      }
+      entry.session = model.session;
       model.stores.set(entry.store, (model.stores.get(entry.store) || 0) + 1);
       model.actions.set(entry.actionCase, (model.actions.get(entry.actionCase) || 0) + 1);
       if (entry.hasState) {
-        entry.before = model.lastState.has(entry.store) ? model.lastState.get(entry.store) : -1;
-        model.lastState.set(entry.store, entry.index);
+        const key = model.session + "\u0000" + entry.store;
+        entry.before = model.lastState.has(key) ? model.lastState.get(key) : -1;
+        model.lastState.set(key, entry.index);
       }
     }
-    const group = entry.dispatch !== null && entry.dispatch !== undefined ? model.byDispatch.get(entry.dispatch) : undefined;
-    if (group !== undefined) {
-      model.events[group].entries.push(entry.index);
+    const key = entry.dispatch !== null && entry.dispatch !== undefined ? model.session + "\u0000" + entry.dispatch : null;
+    const group = key !== null ? model.byDispatch.get(key) : undefined;
+    if (group !== undefined && !model.events[group].stores.has(entry.store)) {
+      const event = model.events[group];
+      event.entries.push(entry.index);
+      event.stores.add(entry.store);
       entry.event = group;
     } else {
       entry.event = model.events.length;
-      model.events.push({ entries: [entry.index], index: model.events.length });
-      if (entry.dispatch) model.byDispatch.set(entry.dispatch, entry.event);
+      model.events.push({ entries: [entry.index], index: model.events.length, stores: new Set([entry.store]) });
+      if (key !== null) {
+        entry.replacedGroup = group;
+        model.byDispatch.set(key, entry.event);
+      }
     }
   }
 
@@ -129,9 +469,17 @@
     if (!entry) return;
     const event = model.events[entry.event];
     event.entries.pop();
+    event.stores.delete(entry.store);
+    const session = model.session;
+    model.session = entry.previous.session;
+    model.lastSequence = entry.previous.lastSequence;
     if (event.entries.length === 0) {
       model.events.pop();
-      if (entry.dispatch) model.byDispatch.delete(entry.dispatch);
+      if (entry.dispatch) {
+        const key = session + "\u0000" + entry.dispatch;
+        if (entry.replacedGroup !== undefined) model.byDispatch.set(key, entry.replacedGroup);
+        else model.byDispatch.delete(key);
+      }
     }
     if (entry.error !== undefined) {
       model.errors -= 1;
@@ -140,58 +488,154 @@
     decrement(model.stores, entry.store);
     decrement(model.actions, entry.actionCase);
     if (entry.hasState) {
-      if (entry.before >= 0) model.lastState.set(entry.store, entry.before);
-      else model.lastState.delete(entry.store);
+      const key = session + "\u0000" + entry.store;
+      if (entry.before >= 0) model.lastState.set(key, entry.before);
+      else model.lastState.delete(key);
     }
   }
 
   function decrement(map, key) {
-    const count = (map.get(key) || 0) - 1;
-    if (count > 0) map.set(key, count); else map.delete(key);
+    const left = (map.get(key) || 0) - 1;
+    if (left > 0) map.set(key, left); else map.delete(key);
   }
 
   function ingest(document) {
+    if (!isObject(document) || !Array.isArray(document.entries)) throw new Error("the server sent no entries");
     if (model.partial) removeLast();
-    for (const item of document.entries) add(item);
-    model.end = document.end;
-    model.lines = document.lines;
-    model.partial = document.partial;
-    if (document.path) model.path = document.path;
+    for (const item of document.entries) add(isObject(item) ? item : { line: 0, error: "not an entry", raw: "" });
+    if (count(document.end) !== null) model.end = document.end;
+    if (count(document.lines) !== null) model.lines = document.lines;
+    model.partial = document.partial === true;
+    if (typeof document.path === "string" && document.path) model.path = document.path;
+    if (typeof document.identity === "string") model.identity = document.identity;
   }
 
-  // Filters.
+  // Filters, and search on the text as it reads: strings decoded, keys and values.
 
+  // The choices of a filter: each name with its count, in the order of the names. A hostile
+  // log may name 150,000 stores; a list that long costs the browser seconds to lay out and
+  // helps nobody, so only the names with the most lines are listed, and the search finds the
+  // others.
   function fillSelect(select, counts) {
     const current = select.value;
-    const names = Array.from(counts.keys()).sort((a, b) => a.localeCompare(b));
-    const wanted = [select.options[0].textContent].concat(names);
-    const have = Array.from(select.options).map((option) => option.textContent.replace(/ \(\d+\)$/, ""));
+    let names = Array.from(counts.keys());
+    const left = Math.max(0, names.length - SELECT_LIMIT);
+    if (left > 0) names = names.sort((a, b) => counts.get(b) - counts.get(a)).slice(0, SELECT_LIMIT);
+    if (current && counts.has(current) && !names.includes(current)) names.push(current);
+    names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const have = [];
+    for (let i = 1; i < select.options.length; i += 1) have.push(select.options[i].value);
+    const wanted = left > 0 ? names.concat([""]) : names;
     if (wanted.length === have.length && wanted.every((name, i) => name === have[i])) {
-      for (let i = 1; i < select.options.length; i += 1) {
-        select.options[i].textContent = names[i - 1] + " (" + counts.get(names[i - 1]) + ")";
-      }
+      for (let i = 0; i < names.length; i += 1) select.options[i + 1].textContent = names[i] + " (" + counts.get(names[i]) + ")";
+      if (left > 0) select.options[names.length + 1].textContent = "… " + left.toLocaleString("en-US") + " more: search by name";
       return;
     }
     while (select.options.length > 1) select.remove(1);
+    const fragment = document.createDocumentFragment();
     for (const name of names) {
       const option = document.createElement("option");
       option.value = name;
       option.textContent = name + " (" + counts.get(name) + ")";
-      select.appendChild(option);
+      fragment.appendChild(option);
     }
-    select.value = names.includes(current) ? current : "";
+    if (left > 0) {
+      const option = document.createElement("option");
+      option.value = "";
+      option.disabled = true;
+      option.textContent = "… " + left.toLocaleString("en-US") + " more: search by name";
+      fragment.appendChild(option);
+    }
+    select.appendChild(fragment);
+    select.value = counts.has(current) ? current : "";
+  }
+
+  // Each key and each scalar of `value`, as text, in order: what a search looks through.
+  function words(value, out) {
+    const stack = [value];
+    while (stack.length) {
+      const next = stack.pop();
+      if (!isObject(next)) {
+        out.push(next === null ? "nil" : String(next));
+        continue;
+      }
+      if (Array.isArray(next)) {
+        for (let i = next.length - 1; i >= 0; i -= 1) stack.push(next[i]);
+        continue;
+      }
+      const keys = Object.keys(next);
+      for (let i = keys.length - 1; i >= 0; i -= 1) {
+        stack.push(next[keys[i]]);
+        if (!/^_[0-9]+$/.test(keys[i])) stack.push(keys[i]);
+      }
+    }
+    return out;
   }
 
   function searchText(entry) {
-    if (entry.search === undefined) entry.search = (entry.raw + " " + (entry.error || "")).toLowerCase();
+    if (entry.search === undefined) {
+      if (entry.error !== undefined) {
+        entry.search = { head: (entry.raw + "\n" + entry.error).toLowerCase(), state: "" };
+      } else {
+        const head = [entry.store, entry.outcome, entry.label, entry.cancelledBy || ""];
+        for (const hold of entry.holds) head.push(hold.middleware);
+        words(entry.action, head);
+        entry.search = {
+          head: head.join("\n").toLowerCase(),
+          state: entry.hasState ? words(entry.state, []).join("\n").toLowerCase() : "",
+        };
+      }
+    }
     return entry.search;
+  }
+
+  // Where in the state of `entry` the search text is: the path of the first key or value that
+  // holds it, or null.
+  function foundAt(entry, query) {
+    if (!query || !entry.hasState) return null;
+    if (entry.foundQuery === query) return entry.foundPath;
+    let path = null;
+    // In the order of the text: a key before its value, an element before the next.
+    const stack = [{ value: entry.state, path: "", isKey: false }];
+    while (stack.length) {
+      const next = stack.pop();
+      if (next.isKey) {
+        path = next.path;
+        break;
+      }
+      if (!isObject(next.value)) {
+        if ((next.value === null ? "nil" : String(next.value)).toLowerCase().includes(query)) {
+          path = next.path;
+          break;
+        }
+        continue;
+      }
+      const keys = Array.isArray(next.value) ? null : Object.keys(next.value);
+      const size = keys === null ? next.value.length : keys.length;
+      for (let i = size - 1; i >= 0; i -= 1) {
+        const key = keys === null ? i : keys[i];
+        const child = join(next.path, key);
+        stack.push({ value: next.value[key], path: child, isKey: false });
+        if (keys !== null && key.toLowerCase().includes(query)) stack.push({ path: child, isKey: true });
+      }
+    }
+    entry.foundQuery = query;
+    entry.foundPath = path;
+    return path;
+  }
+
+  // How `entry` matches the search: 0 not at all, 1 in its action or fields, 2 in its state only.
+  function searchMatch(entry, query) {
+    const search = searchText(entry);
+    if (search.head.includes(query)) return 1;
+    return search.state.includes(query) ? 2 : 0;
   }
 
   function matches(entry, filter) {
     if (filter.store && entry.store !== filter.store) return false;
     if (filter.action && entry.actionCase !== filter.action) return false;
     if (filter.outcome === "held" ? !(entry.holds && entry.holds.length) : filter.outcome && entry.outcome !== filter.outcome) return false;
-    if (filter.text && !searchText(entry).includes(filter.text)) return false;
+    if (filter.text && searchMatch(entry, filter.text) === 0) return false;
     return true;
   }
 
@@ -211,20 +655,42 @@
     }
     drawn = { first: -1, last: -1, count: -1 };
     ui.spacer.style.height = shown.length * ROW + "px";
-    // A selection that the filters hide is dropped.
-    if (selected >= 0 && shown.indexOf(selected) < 0) selected = -1;
     updateCount();
-    updateSlider();
-    draw();
+    // A selection that the filters hide moves to the nearest event they show: the first after
+    // it, or the last before it.
+    if (selected >= 0 && positionOf(selected) < 0) {
+      const after = firstShownFrom(selected);
+      select(after < shown.length ? shown[after] : shown.length ? shown[shown.length - 1] : -1, { scroll: true });
+    } else {
+      updateSlider();
+      draw();
+      showDetail();
+    }
+  }
+
+  // The position in `shown` of an event, or -1: `shown` is in the order of the log.
+  function positionOf(eventIndex) {
+    const position = firstShownFrom(eventIndex);
+    return position < shown.length && shown[position] === eventIndex ? position : -1;
+  }
+
+  function firstShownFrom(eventIndex) {
+    let low = 0, high = shown.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (shown[middle] < eventIndex) low = middle + 1; else high = middle;
+    }
+    return low;
   }
 
   function updateCount() {
-    const count = (value) => value.toLocaleString("en-US");
+    const number = (value) => value.toLocaleString("en-US");
     const actions = model.entries.length - model.errors;
-    const parts = [count(shown.length) + " of " + count(model.events.length) + " events"];
-    parts.push(count(actions) + " actions", model.stores.size + (model.stores.size === 1 ? " store" : " stores"));
-    if (model.errors) parts.push(model.errors + (model.errors === 1 ? " bad line" : " bad lines"));
+    const parts = [number(shown.length) + " of " + number(model.events.length) + " events"];
+    parts.push(number(actions) + " actions", number(model.stores.size) + (model.stores.size === 1 ? " store" : " stores"));
+    if (model.errors) parts.push(number(model.errors) + (model.errors === 1 ? " bad line" : " bad lines"));
     ui.count.textContent = parts.join(" · ");
+    ui.count.title = "An event is one row: an action, or one global dispatch to several stores.";
   }
 
   // The timeline: only the rows in view are in the document.
@@ -237,7 +703,8 @@
     if (first === drawn.first && last === drawn.last && shown.length === drawn.count) return;
     drawn = { first, last, count: shown.length };
     const fragment = document.createDocumentFragment();
-    for (let position = first; position < last; position += 1) fragment.appendChild(rowFor(position));
+    const query = currentFilter().text;
+    for (let position = first; position < last; position += 1) fragment.appendChild(rowFor(position, query));
     for (const row of Array.from(ui.rows.querySelectorAll(".row"))) row.remove();
     ui.rows.appendChild(fragment);
   }
@@ -261,10 +728,13 @@
     return (value / 1e9).toFixed(2) + " s";
   }
 
-  function rowFor(position) {
+  function clock(time) {
+    return time && time.length >= 23 ? time.slice(11, 23) : time || "";
+  }
+
+  function rowFor(position, query) {
     const event = model.events[shown[position]];
-    const entries = event.entries.map((index) => model.entries[index]);
-    const first = entries[0];
+    const first = model.entries[event.entries[0]];
     const row = document.createElement("div");
     row.className = "row" + (first.error !== undefined ? " error" : "") + (event.index === selected ? " selected" : "");
     row.style.top = position * ROW + "px";
@@ -272,33 +742,57 @@
     row.dataset.line = String(first.line);
     row.setAttribute("role", "option");
     row.setAttribute("aria-selected", event.index === selected ? "true" : "false");
-    row.appendChild(span("seq", first.sequence !== null && first.sequence !== undefined ? String(first.sequence) : "L" + first.line));
+    row.appendChild(span("seq", String(event.index + 1)));
     if (first.error !== undefined) {
       row.appendChild(span("time", ""));
-      row.appendChild(span("", "line " + first.line));
-      row.appendChild(span("action", first.error));
-      const outcome = span("");
+      row.appendChild(span("stores", "line " + first.line));
+      const message = span("action", first.error);
+      message.title = first.error;
+      row.appendChild(message);
+      const outcome = span("outcome");
       outcome.appendChild(badge("error", "bad line"));
       row.appendChild(outcome);
       row.appendChild(span("num", ""));
       return row;
     }
-    row.appendChild(span("time", first.time.length >= 23 ? first.time.slice(11, 23) : first.time));
+    row.appendChild(span("time", clock(first.time)));
     const stores = span("stores");
-    for (const entry of entries) stores.appendChild(span("store-tag", entry.store));
+    const size = event.entries.length;
+    for (let i = 0; i < Math.min(size, ROW_STORES); i += 1) stores.appendChild(span("store-tag", model.entries[event.entries[i]].store));
+    if (size > ROW_STORES) stores.appendChild(span("more", "+" + (size - ROW_STORES).toLocaleString("en-US")));
     row.appendChild(stores);
-    row.appendChild(span("action", first.label));
-    const outcome = span("");
-    if (entries.length > 1) outcome.appendChild(badge("dispatch", "×" + entries.length));
-    const committed = entries.filter((entry) => entry.outcome === "committed").length;
-    const cancelled = entries.filter((entry) => entry.outcome === "cancelled").length;
-    if (committed) outcome.appendChild(badge("committed", entries.length > 1 ? committed + " committed" : "committed"));
-    if (cancelled) outcome.appendChild(badge("cancelled", entries.length > 1 ? cancelled + " cancelled" : "cancelled"));
-    const held = entries.reduce((sum, entry) => sum + entry.held, 0);
-    if (entries.some((entry) => entry.holds.length)) outcome.appendChild(badge("held", "held " + formatNanoseconds(held)));
+    const action = span("action", first.label);
+    action.title = first.label;
+    if (query) {
+      // Where the search found this event, when it is not in what the row shows.
+      for (const index of event.entries) {
+        const entry = model.entries[index];
+        if (searchMatch(entry, query) === 1) break;
+        const path = foundAt(entry, query);
+        if (path !== null) {
+          action.insertBefore(span("found-hint", "in state at " + (path || "the top")), action.firstChild);
+          break;
+        }
+      }
+    }
+    row.appendChild(action);
+    const outcome = span("outcome");
+    let committed = 0, cancelled = 0, held = 0, holds = false, longest = null;
+    for (const index of event.entries) {
+      const entry = model.entries[index];
+      if (entry.outcome === "committed") committed += 1;
+      if (entry.outcome === "cancelled") cancelled += 1;
+      held += entry.held;
+      if (entry.holds.length) holds = true;
+      if (entry.duration !== null && (longest === null || entry.duration > longest)) longest = entry.duration;
+    }
+    if (size > 1) outcome.appendChild(badge("dispatch", "×" + size.toLocaleString("en-US")));
+    if (committed) outcome.appendChild(badge("committed", size > 1 ? committed.toLocaleString("en-US") + " committed" : "committed"));
+    if (cancelled) outcome.appendChild(badge("cancelled", size > 1 ? cancelled.toLocaleString("en-US") + " cancelled" : "cancelled"));
+    if (holds) outcome.appendChild(badge("held", "held " + formatNanoseconds(held)));
+    outcome.title = outcome.textContent;
     row.appendChild(outcome);
-    const durations = entries.map((entry) => entry.duration).filter((value) => value !== null);
-    row.appendChild(span("num", durations.length ? formatNanoseconds(Math.max.apply(null, durations)) : ""));
+    row.appendChild(span("num", longest !== null ? formatNanoseconds(longest) : ""));
     return row;
   }
 
@@ -306,7 +800,7 @@
 
   function select(eventIndex, options) {
     selected = eventIndex;
-    const position = shown.indexOf(eventIndex);
+    const position = positionOf(eventIndex);
     if (position >= 0 && options && options.scroll) {
       const top = position * ROW;
       if (top < ui.rows.scrollTop) ui.rows.scrollTop = top;
@@ -329,7 +823,7 @@
   function updateSlider() {
     ui.slider.max = String(Math.max(0, shown.length - 1));
     ui.slider.disabled = shown.length === 0;
-    const position = shown.indexOf(selected);
+    const position = positionOf(selected);
     if (position >= 0) ui.slider.value = String(position);
     const total = shown.length.toLocaleString("en-US");
     ui.position.textContent = shown.length ? (position >= 0 ? (position + 1).toLocaleString("en-US") : "–") + " / " + total : "0 / 0";
@@ -348,7 +842,7 @@
     const target = key.target;
     if (target && (target.tagName === "INPUT" && target.type !== "range" && target.type !== "checkbox" || target.tagName === "SELECT")) return;
     if (target === ui.slider) return;  // the slider moves itself, and tells us by "input"
-    const position = shown.indexOf(selected);
+    const position = positionOf(selected);
     const page = Math.max(1, Math.floor(ui.rows.clientHeight / ROW) - 1);
     let next;
     switch (key.key) {
@@ -371,7 +865,7 @@
   });
   ui.follow.addEventListener("change", () => { if (ui.follow.checked) selectPosition(shown.length - 1, false); });
 
-  // The detail of the selected event: each of its lines, with its action, state and changes.
+  // The detail of the selected event: each of its lines, with its action, changes and state.
 
   function showDetail() {
     if (selected < 0 || !model.events[selected]) {
@@ -381,8 +875,8 @@
     }
     ui.empty.hidden = true;
     ui.detail.hidden = false;
-    const entries = model.events[selected].entries.map((index) => model.entries[index]);
-    const first = entries[0];
+    const event = model.events[selected];
+    const first = model.entries[event.entries[0]];
     ui.facts.replaceChildren();
     ui.actionTree.replaceChildren();
     ui.stateTree.replaceChildren();
@@ -398,32 +892,59 @@
       ui.diff.appendChild(span("none", "—"));
       return;
     }
+    const size = event.entries.length;
+    // A dispatch to very many stores shows the first of them; a store filter shows its own.
+    const filter = currentFilter();
+    let indices = event.entries.slice(0, SHOWN_STORES);
+    if (filter.store && size > SHOWN_STORES) {
+      const own = event.entries.filter((index) => model.entries[index].store === filter.store);
+      indices = own.concat(indices.filter((index) => !own.includes(index))).slice(0, SHOWN_STORES);
+    }
+    const entries = indices.map((index) => model.entries[index]);
     ui.title.textContent = first.label;
-    if (entries.length > 1) fact("Dispatch", "one global dispatch to " + entries.length + " stores (" + first.dispatch + ")");
-    else if (first.dispatch) fact("Dispatch", first.dispatch);
+    if (first.dispatch !== null) {
+      if (size > 1) {
+        const names = entries.map((entry) => entry.store).join(", ");
+        fact("Global dispatch", "to " + size.toLocaleString("en-US") + " stores: " + names + (size > entries.length ? ", …" : ""));
+      } else {
+        fact("Global dispatch", "to 1 store");
+      }
+      fact("Dispatch id", first.dispatch);
+    }
     for (const entry of entries) {
-      const prefix = entries.length > 1 ? entry.store + ": " : "";
-      if (entries.length === 1) fact("Store", entry.store);
+      const prefix = size > 1 ? entry.store + ": " : "";
+      if (size === 1) fact("Store", entry.store);
       fact(prefix + "Outcome", entry.outcome + (entry.cancelledBy ? " by " + entry.cancelledBy : ""));
       if (entry.duration !== null) fact(prefix + "Commit", formatNanoseconds(entry.duration));
-      for (const hold of entry.holds) fact(prefix + "Held by", String(hold.middleware) + " for " + formatNanoseconds(Number(hold.nanoseconds)));
+      for (const hold of entry.holds) fact(prefix + "Held by", hold.middleware + " for " + formatNanoseconds(hold.nanoseconds));
     }
+    if (size > entries.length) fact("Not shown", (size - entries.length).toLocaleString("en-US") + " more stores: choose one with the Store filter or the search");
     fact("Time", first.time);
-    fact(entries.length > 1 ? "Lines" : "Line", entries.map((entry) => entry.line).join(", ") + (first.sequence !== null ? "  (sequence " + entries.map((entry) => entry.sequence).join(", ") + ")" : ""));
-    ui.actionTree.appendChild(tree(first.action, "", new Set()));
+    const lines = entries.map((entry) => entry.line).join(", ") + (size > entries.length ? ", …" : "");
+    const sequences = first.sequence !== null ? "  (sequence " + entries.map((entry) => entry.sequence).join(", ") + (size > entries.length ? ", …" : "") + ")" : "";
+    fact(size > 1 ? "Lines" : "Line", lines + sequences);
+    const query = filter.text;
+    const found = new Map();
+    if (query) {
+      for (const entry of entries) {
+        if (searchMatch(entry, query) !== 2) continue;
+        const path = foundAt(entry, query);
+        if (path === null) continue;
+        found.set(entry, path);
+        fact((size > 1 ? entry.store + ": " : "") + "Search", quote(query) + " found in state at " + (path || "the top"));
+      }
+    }
+    ui.actionTree.appendChild(actionView(first.action));
     for (const entry of entries) {
-      const stateBox = entries.length > 1 ? section(ui.stateTree, entry.store) : ui.stateTree;
-      const diffBox = entries.length > 1 ? section(ui.diff, entry.store) : ui.diff;
+      const stateBox = size > 1 ? section(ui.stateTree, entry.store) : ui.stateTree;
+      const diffBox = size > 1 ? section(ui.diff, entry.store) : ui.diff;
       if (!entry.hasState) {
         stateBox.appendChild(span("none", "This line has no state: the log was written without snapshots."));
         diffBox.appendChild(span("none", "—"));
         continue;
       }
-      const before = entry.before >= 0 ? model.entries[entry.before].state : undefined;
-      const changes = [];
-      if (entry.before >= 0) diff(before, entry.state, "", changes);
-      const changed = new Set(changes.map((change) => change.path));
-      stateBox.appendChild(tree(entry.state, "", changed));
+      const changes = entry.before >= 0 ? diff(model.entries[entry.before].state, entry.state) : [];
+      stateBox.appendChild(tree(entry.state, marksOf(changes, found.has(entry) ? found.get(entry) : null)));
       showChanges(diffBox, entry, changes);
     }
   }
@@ -448,7 +969,7 @@
 
   function showChanges(box, entry, changes) {
     if (entry.before < 0) {
-      box.appendChild(span("none", "The first state of " + entry.store + " in this log: nothing to compare with."));
+      box.appendChild(span("none", "The first state of " + entry.store + " in this session: nothing to compare with."));
       return;
     }
     if (changes.length === 0) {
@@ -460,90 +981,304 @@
       line.className = "change";
       line.appendChild(span("path", change.path || "(the whole state)"));
       line.appendChild(document.createTextNode(" "));
-      if (change.kind !== "added") line.appendChild(span("before", short(change.before, 80)));
+      if (change.kind !== "added" && change.kind !== "moved") line.appendChild(span("before", inline(change.before, 80)));
       if (change.kind === "changed") line.appendChild(document.createTextNode(" → "));
-      if (change.kind !== "removed") line.appendChild(span("after", short(change.after, 80)));
-      if (change.kind !== "changed") line.appendChild(span("meta", " (" + change.kind + ")"));
+      if (change.kind !== "removed") line.appendChild(span("after", inline(change.after, 80)));
+      if (change.kind === "moved") line.appendChild(span("meta", " (moved from " + change.from + ")"));
+      else if (change.kind !== "changed") line.appendChild(span("meta", " (" + change.kind + ")"));
       box.appendChild(line);
     }
-    if (changes.length > DIFF_LIMIT) box.appendChild(span("none", "… and " + (changes.length - DIFF_LIMIT) + " more"));
-  }
-
-  function isObject(value) {
-    return value !== null && typeof value === "object";
+    if (changes.length > DIFF_LIMIT) box.appendChild(span("none", "… and more: only the first " + DIFF_LIMIT + " changes are listed"));
   }
 
   function join(path, key) {
     return path === "" ? String(key) : path + "." + key;
   }
 
-  // The paths where `after` differs from `before`, each as deep as the difference goes.
-  function diff(before, after, path, out) {
-    if (out.length > DIFF_LIMIT) return;
-    if (isObject(before) && isObject(after) && Array.isArray(before) === Array.isArray(after)) {
-      const keys = Array.isArray(after)
-        ? Array.from({ length: Math.max(before.length, after.length) }, (_, i) => i)
-        : Array.from(new Set(Object.keys(before).concat(Object.keys(after))));
-      for (const key of keys) {
-        const inBefore = Object.prototype.hasOwnProperty.call(before, key);
-        const inAfter = Object.prototype.hasOwnProperty.call(after, key);
-        if (!inBefore) out.push({ path: join(path, key), kind: "added", after: after[key] });
-        else if (!inAfter) out.push({ path: join(path, key), kind: "removed", before: before[key] });
-        else diff(before[key], after[key], join(path, key), out);
+  // What changed from `before` to `after`: each path as deep as the difference goes. Arrays
+  // are matched element to element by `id` where every element has a unique one, else by their
+  // longest common subsequence, so that removing one item reads as one removal. Walked with a
+  // stack: no recursion.
+  function diff(before, after) {
+    const out = [];
+    const stack = [{ before, after, path: "" }];
+    while (stack.length && out.length <= DIFF_LIMIT) {
+      const next = stack.pop();
+      if (next.change) {
+        out.push(next.change);
+        continue;
       }
-      return;
+      const { before, after, path } = next;
+      if (isObject(before) && isObject(after) && Array.isArray(before) === Array.isArray(after)) {
+        const children = [];
+        if (Array.isArray(after)) {
+          for (const step of arraySteps(before, after)) {
+            if (step.kind === "same") children.push({ before: before[step.from], after: after[step.to], path: join(path, step.to) });
+            else if (step.kind === "removed") children.push({ change: { path: join(path, step.from), kind: "removed", before: before[step.from] } });
+            else if (step.kind === "added") children.push({ change: { path: join(path, step.to), kind: "added", after: after[step.to] } });
+            else children.push({ change: { path: join(path, step.to), kind: "moved", from: step.from, before: before[step.from], after: after[step.to] } }, { before: before[step.from], after: after[step.to], path: join(path, step.to) });
+          }
+        } else {
+          const keys = Object.keys(before);
+          for (const key of Object.keys(after)) if (!Object.prototype.hasOwnProperty.call(before, key)) keys.push(key);
+          for (const key of keys) {
+            const inBefore = Object.prototype.hasOwnProperty.call(before, key);
+            const inAfter = Object.prototype.hasOwnProperty.call(after, key);
+            if (!inBefore) children.push({ change: { path: join(path, key), kind: "added", after: after[key] } });
+            else if (!inAfter) children.push({ change: { path: join(path, key), kind: "removed", before: before[key] } });
+            else children.push({ before: before[key], after: after[key], path: join(path, key) });
+          }
+        }
+        // In order: the first child is popped first.
+        for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i]);
+        continue;
+      }
+      if (isObject(before) || isObject(after) ? !sameValue(before, after) : before !== after) {
+        out.push({ path, kind: "changed", before, after });
+      }
     }
-    if (isObject(before) || isObject(after) ? JSON.stringify(before) !== JSON.stringify(after) : before !== after) {
-      out.push({ path, kind: "changed", before, after });
-    }
+    return out;
   }
 
-  // A JSON value as a tree that opens and closes; the paths in `changed`, and what holds them,
-  // highlighted.
-  function tree(value, path, changed) {
+  function sameValue(a, b) {
+    return canonical(a) === canonical(b);
+  }
+
+  // A value as text that two equal values share: the key an element of an array is matched by.
+  function canonical(value) {
+    return isObject(value) ? inline(value, Infinity) : scalar(value) + (typeof value === "string" ? "" : "#" + typeof value);
+  }
+
+  // How the elements of two arrays match: a list of steps, in the order of `after` (removals
+  // where they were): "same" (matched, compared further), "removed", "added", "moved".
+  function arraySteps(before, after) {
+    const ids = idsOf(before), afterIds = ids && idsOf(after);
+    if (ids && afterIds) {
+      // By id: an element with the same id is the same element; one that the longest common
+      // subsequence of ids leaves out has moved.
+      const was = new Map(ids.map((id, i) => [id, i]));
+      const kept = new Set(afterIds.filter((id) => was.has(id)));
+      const order = lcsPairs(ids.filter((id) => kept.has(id)), afterIds.filter((id) => kept.has(id)));
+      // The positions, among the elements kept, of those that stayed in order.
+      const inOrder = order === null ? null : new Set(order.map((pair) => pair[0]));
+      const steps = [];
+      let from = 0;
+      const removedUpTo = (limit) => {
+        for (; from < limit; from += 1) if (!kept.has(ids[from])) steps.push({ kind: "removed", from });
+      };
+      const keptBefore = new Map(ids.filter((id) => kept.has(id)).map((id, position) => [id, position]));
+      afterIds.forEach((id, to) => {
+        if (!was.has(id)) {
+          steps.push({ kind: "added", to });
+          return;
+        }
+        const index = was.get(id);
+        const position = keptBefore.get(id);
+        if (inOrder === null || inOrder.has(position)) {
+          removedUpTo(index);
+          steps.push({ kind: "same", from: index, to });
+        } else {
+          steps.push({ kind: "moved", from: index, to });
+        }
+      });
+      removedUpTo(ids.length);
+      return steps;
+    }
+    // By value: the longest common subsequence of equal elements; between two of them, the
+    // elements removed and added pair up as changes, and the rest are removed or added.
+    const left = before.map(canonical), right = after.map(canonical);
+    const pairs = lcsPairs(left, right) || [];
+    const steps = [];
+    let i = 0, j = 0;
+    const gap = (untilI, untilJ) => {
+      while (i < untilI && j < untilJ) steps.push({ kind: "same", from: i++, to: j++ });
+      while (i < untilI) steps.push({ kind: "removed", from: i++ });
+      while (j < untilJ) steps.push({ kind: "added", to: j++ });
+    };
+    for (const [a, b] of pairs) {
+      gap(a, b);
+      steps.push({ kind: "same", from: i++, to: j++ });
+    }
+    gap(before.length, after.length);
+    return steps;
+  }
+
+  // The ids of an array's elements, when every one is an object with a unique `id` that is a
+  // string or a number; otherwise null.
+  function idsOf(array) {
+    if (array.length === 0) return null;
+    const ids = [];
+    const seen = new Set();
+    for (const element of array) {
+      if (!isObject(element) || Array.isArray(element)) return null;
+      const id = element.id;
+      if (typeof id !== "string" && typeof id !== "number") return null;
+      const key = typeof id + ":" + id;
+      if (seen.has(key)) return null;
+      seen.add(key);
+      ids.push(key);
+    }
+    return ids;
+  }
+
+  // The index pairs of a longest common subsequence of two lists of strings, after their common
+  // start and end; null when the part between is too large to compare (more than LCS_CELLS).
+  function lcsPairs(a, b) {
+    const pairs = [];
+    let start = 0;
+    while (start < a.length && start < b.length && a[start] === b[start]) {
+      pairs.push([start, start]);
+      start += 1;
+    }
+    let endA = a.length, endB = b.length;
+    const tail = [];
+    while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+      endA -= 1;
+      endB -= 1;
+      tail.push([endA, endB]);
+    }
+    const n = endA - start, m = endB - start;
+    if (n > 0 && m > 0) {
+      if (n * m > LCS_CELLS) return null;
+      // lengths[i][j]: the longest common subsequence of a[start+i…] and b[start+j…].
+      const width = m + 1;
+      const lengths = new Uint32Array((n + 1) * width);
+      for (let i = n - 1; i >= 0; i -= 1) {
+        for (let j = m - 1; j >= 0; j -= 1) {
+          lengths[i * width + j] = a[start + i] === b[start + j]
+            ? lengths[(i + 1) * width + j + 1] + 1
+            : Math.max(lengths[(i + 1) * width + j], lengths[i * width + j + 1]);
+        }
+      }
+      let i = 0, j = 0;
+      while (i < n && j < m) {
+        if (a[start + i] === b[start + j]) {
+          pairs.push([start + i, start + j]);
+          i += 1;
+          j += 1;
+        } else if (lengths[(i + 1) * width + j] >= lengths[i * width + j + 1]) {
+          i += 1;
+        } else {
+          j += 1;
+        }
+      }
+    }
+    for (let k = tail.length - 1; k >= 0; k -= 1) pairs.push(tail[k]);
+    return pairs;
+  }
+
+  // What the state tree marks: the paths that changed or came (`changed`), every path above a
+  // change (`inside`, opened), and where a search found its text (`found`, opened to).
+  function marksOf(changes, found) {
+    const changed = new Set();
+    const inside = new Set();
+    const above = (path) => {
+      let cut = path.lastIndexOf(".");
+      while (cut > 0) {
+        const parent = path.slice(0, cut);
+        if (inside.has(parent)) return;
+        inside.add(parent);
+        cut = parent.lastIndexOf(".");
+      }
+    };
+    for (const change of changes) {
+      if (change.kind !== "removed") changed.add(change.path);
+      above(change.path);
+      if (change.path !== "") inside.add("");
+    }
+    const open = new Set();
+    if (found !== null) {
+      let cut = found.lastIndexOf(".");
+      open.add("");
+      while (cut > 0) {
+        open.add(found.slice(0, cut));
+        cut = found.lastIndexOf(".", cut - 1);
+      }
+    }
+    return { changed, inside, found, open };
+  }
+
+  // The action as Swift writes it: `add(100)`, `rename(id: 2, title: "Rye bread")`, one line
+  // when its values are plain; a tree of its values, labeled as Swift labels them, when not.
+  function actionView(action) {
+    const box = document.createElement("div");
+    const parts = argumentsOf(action);
+    const plain = parts !== null && parts.every(([, value]) => !isObject(value));
+    if (parts === null && isObject(action)) return tree(action, marksOf([], null));
+    if (parts === null || plain) {
+      const line = document.createElement("div");
+      line.className = "call";
+      line.textContent = describeAction(action, 4000);
+      box.appendChild(line);
+      return box;
+    }
+    const details = document.createElement("details");
+    details.open = true;
+    const summary = document.createElement("summary");
+    summary.appendChild(span("call", caseOf(action) + "(…)"));
+    details.appendChild(summary);
+    const work = [];
+    for (let i = parts.length - 1; i >= 0; i -= 1) {
+      work.push({ parent: details, key: parts[i][0], value: parts[i][1], path: parts[i][0] === null ? "_" + i : parts[i][0], depth: 1 });
+    }
+    build(work, marksOf([], null));
+    box.appendChild(details);
+    return box;
+  }
+
+  // A JSON value as a tree that opens and closes, built with a stack: each node is a leaf, or a
+  // `<details>` whose children are built when it opens.
+  function tree(value, marks) {
     const root = document.createElement("div");
-    node(root, null, value, path, changed, 0);
+    build([{ parent: root, key: null, value, path: "", depth: 0 }], marks);
     return root;
   }
 
-  function isChangedInside(path, changed) {
-    if (changed.size === 0) return false;
-    const prefix = path === "" ? "" : path + ".";
-    for (const item of changed) if (item.startsWith(prefix) && item !== path) return true;
-    return false;
-  }
-
-  function node(parent, key, value, path, changed, depth) {
-    const isChanged = changed.has(path) && key !== null;
-    if (isObject(value)) {
-      const keys = Object.keys(value);
-      const details = document.createElement("details");
-      const inside = isChangedInside(path, changed);
-      details.open = depth < 2 || inside;
-      if (inside) details.classList.add("changed-inside");
-      const summary = document.createElement("summary");
-      if (key !== null) summary.appendChild(span("key", key + ": "));
-      summary.appendChild(span("meta", Array.isArray(value) ? "[" + keys.length + "]" : "{" + keys.length + "}"));
-      if (isChanged) summary.classList.add("changed");
-      details.appendChild(summary);
-      details.dataset.path = path;
-      let filled = false;
-      const fill = () => {
-        if (filled) return;
-        filled = true;
-        for (const child of keys) node(details, child, value[child], join(path, child), changed, depth + 1);
-      };
-      if (details.open) fill(); else details.addEventListener("toggle", fill);
-      parent.appendChild(details);
-      return;
+  function build(work, marks) {
+    while (work.length) {
+      const { parent, key, value, path, depth } = work.pop();
+      const isChanged = marks.changed.has(path) && key !== null;
+      const isFound = marks.found === path;
+      if (isObject(value)) {
+        const isArray = Array.isArray(value);
+        const keys = isArray ? null : Object.keys(value);
+        const size = isArray ? value.length : keys.length;
+        const positional = !isArray && isPositional(keys);
+        const details = document.createElement("details");
+        const inside = marks.inside.has(path);
+        details.open = depth < 2 || inside || marks.open.has(path);
+        if (inside && key !== null) details.classList.add("changed-inside");
+        const summary = document.createElement("summary");
+        if (key !== null) summary.appendChild(span("key", key + ": "));
+        summary.appendChild(span("meta", isArray ? "[" + size + "]" : positional ? "(" + size + ")" : "{" + size + "}"));
+        if (isChanged) summary.classList.add("changed");
+        if (isFound) summary.classList.add("found");
+        details.appendChild(summary);
+        details.dataset.path = path;
+        const children = () => {
+          const more = [];
+          for (let i = size - 1; i >= 0; i -= 1) {
+            const child = isArray ? i : keys[i];
+            more.push({ parent: details, key: positional ? null : String(child), value: value[child], path: join(path, child), depth: depth + 1 });
+          }
+          return more;
+        };
+        if (details.open) {
+          for (const child of children()) work.push(child);
+        } else {
+          details.addEventListener("toggle", () => build(children(), marks), { once: true });
+        }
+        parent.appendChild(details);
+        continue;
+      }
+      const leaf = document.createElement("div");
+      leaf.className = "leaf" + (isChanged ? " changed" : "") + (isFound ? " found" : "");
+      leaf.dataset.path = path;
+      if (key !== null) leaf.appendChild(span("key", key + ": "));
+      const kind = typeof value === "string" ? "string" : typeof value === "number" ? "number" : "literal";
+      leaf.appendChild(span(kind, scalar(value)));
+      parent.appendChild(leaf);
     }
-    const leaf = document.createElement("div");
-    leaf.className = "leaf" + (isChanged ? " changed" : "");
-    leaf.dataset.path = path;
-    if (key !== null) leaf.appendChild(span("key", key + ": "));
-    const kind = typeof value === "string" ? "string" : typeof value === "number" ? "number" : "literal";
-    leaf.appendChild(span(kind, JSON.stringify(value)));
-    parent.appendChild(leaf);
   }
 
   // Charts, in SVG: commit durations over time, and actions per store.
@@ -565,6 +1300,16 @@
     drawCursor();
   }
 
+  function decade(power) {
+    const value = Math.pow(10, power);
+    if (value < 1e3) return value + " ns";
+    if (value < 1e6) return value / 1e3 + " µs";
+    if (value < 1e9) return value / 1e6 + " ms";
+    return value / 1e9 + " s";
+  }
+
+  // The y axis is logarithmic, one band per power of ten: one slow commit does not flatten the
+  // others, and the slowest is marked with its duration.
   function drawDurations() {
     const chart = ui.durations;
     const width = Math.max(200, chart.clientWidth || 640);
@@ -586,12 +1331,25 @@
     // One column of pixels per bin: the longest commit in it, so that a spike is never lost.
     const bins = Math.max(1, Math.floor(span) + 1);
     const longest = new Array(bins).fill(-1);
+    let low = Infinity, high = 0, slowest = 0;
     points.forEach((entry, i) => {
       const bin = Math.min(bins - 1, Math.round(x(i) - left));
       if (entry.duration > longest[bin]) longest[bin] = entry.duration;
+      low = Math.min(low, Math.max(1, entry.duration));
+      if (entry.duration > high) {
+        high = entry.duration;
+        slowest = i;
+      }
     });
-    const max = Math.max(1, Math.max.apply(null, longest));
-    const y = (value) => height - bottom - (value / max) * (height - top - bottom);
+    const from = Math.floor(Math.log10(low));
+    const to = Math.max(from + 1, Math.log10(Math.max(1, high)));
+    const y = (value) => height - bottom - ((Math.log10(Math.max(1, value)) - from) / (to - from)) * (height - top - bottom);
+    const every = Math.max(1, Math.ceil((to - from) / 4));
+    for (let power = from; power <= Math.floor(to); power += every) {
+      const at = y(Math.pow(10, power));
+      if (power > from) chart.appendChild(svg("line", { class: "grid", x1: left, y1: at, x2: width - right, y2: at }));
+      chart.appendChild(svg("text", { class: "label", x: 4, y: at + 3 }, decade(power)));
+    }
     let path = "";
     longest.forEach((value, bin) => {
       if (value < 0) return;
@@ -600,16 +1358,18 @@
     chart.appendChild(svg("path", { class: "line", d: path }));
     if (points.length <= 400) {
       points.forEach((entry, i) => {
-        const dot = svg("circle", { class: "dot", cx: x(i).toFixed(1), cy: y(entry.duration).toFixed(1), r: 2.5 });
+        const dot = svg("circle", { class: i === slowest ? "dot slowest" : "dot", cx: x(i).toFixed(1), cy: y(entry.duration).toFixed(1), r: 2.5 });
         dot.appendChild(svg("title", {}, entry.label + " in " + entry.store + ": " + formatNanoseconds(entry.duration)));
         chart.appendChild(dot);
       });
     }
-    chart.appendChild(svg("text", { class: "label", x: 4, y: top + 8 }, formatNanoseconds(max)));
-    chart.appendChild(svg("text", { class: "label", x: 4, y: height - bottom }, "0"));
-    const clock = (entry) => (entry.time && entry.time.length >= 23 ? entry.time.slice(11, 23) : "");
-    chart.appendChild(svg("text", { class: "label", x: left, y: height - 4 }, clock(points[0])));
-    chart.appendChild(svg("text", { class: "label", x: width - right, y: height - 4, "text-anchor": "end" }, clock(points[points.length - 1])));
+    const mark = x(slowest) > width / 2 ? { x: x(slowest) - 6, anchor: "end" } : { x: x(slowest) + 6, anchor: "start" };
+    // Beside its dot: under it near the top, above it elsewhere.
+    const markY = y(high) < top + 14 ? y(high) + 12 : y(high) - 6;
+    chart.appendChild(svg("text", { class: "label slowest", x: mark.x, y: markY, "text-anchor": mark.anchor },
+      "slowest " + formatNanoseconds(high)));
+    chart.appendChild(svg("text", { class: "label", x: left, y: height - 4 }, clock(points[0].time)));
+    chart.appendChild(svg("text", { class: "label", x: width - right, y: height - 4, "text-anchor": "end" }, clock(points[points.length - 1].time)));
   }
 
   function drawCursor() {
@@ -665,73 +1425,175 @@
     if (grew && ui.follow.checked && shown.length) {
       selectPosition(shown.length - 1, false);
       ui.rows.scrollTop = ui.rows.scrollHeight;
-    } else {
-      showDetail();
     }
   }
 
   function problem(message) {
     ui.banner.hidden = false;
+    ui.banner.className = "banner";
     ui.banner.textContent = message;
   }
 
+  function notice(message) {
+    ui.banner.hidden = false;
+    ui.banner.className = "banner notice";
+    ui.banner.textContent = message;
+  }
+
+  // An error of this page's own code is shown, and never makes it ask for the log again.
+  window.addEventListener("error", (error) => problem("This page met an error: " + error.message));
+
+  // Shows `document`, a log as the server sends it. When it is the log shown before, read again
+  // (the server restarted, or the file was replaced), the selection stays on the same line if
+  // that line reads the same.
   function loaded(document, started) {
     const received = performance.now();
+    const before = selected >= 0 && model.events[selected] ? model.entries[model.events[selected].entries[0]] : null;
     model = emptyModel();
     selected = -1;
     ingest(document);
     ui.source.textContent = model.path;
     refresh(false);
-    if (shown.length) selectPosition(ui.follow.checked ? shown.length - 1 : 0, false);
+    const again = before && !ui.follow.checked
+      ? model.entries.find((entry) => entry.line === before.line && entry.raw === before.raw) : undefined;
+    if (again) select(again.event, { scroll: true });
+    else if (shown.length) selectPosition(ui.follow.checked ? shown.length - 1 : 0, false);
     if (ui.follow.checked) ui.rows.scrollTop = ui.rows.scrollHeight;
+    grewAt = lastTime(model.entries);
     window.fluxInspector.loadMilliseconds = performance.now() - started;
     window.fluxInspector.showMilliseconds = performance.now() - received;
     window.fluxInspector.ready = true;
     window.document.body.dataset.ready = "true";
   }
 
+  // When the log last grew: the time of its last action, if it is a time in the past, else now.
+  function lastTime(entries) {
+    for (let i = entries.length - 1; i >= 0; i -= 1) {
+      if (entries[i].time === undefined) continue;
+      const time = Date.parse(entries[i].time);
+      return Number.isFinite(time) && time <= Date.now() ? time : Date.now();
+    }
+    return Date.now();
+  }
+
+  // The status: live (the log grew lately), idle (followed, but nothing new for a while: the
+  // app may have stopped), or server gone (the page retries).
+  let connection = "loading";  // "loading", "open", "gone", "saved"
+  let grewAt = Date.now();
+  let goneAt = 0;
+  function ago(milliseconds) {
+    const seconds = Math.max(0, Math.round(milliseconds / 1000));
+    if (seconds < 90) return seconds + " s ago";
+    const minutes = Math.round(seconds / 60);
+    if (minutes < 90) return minutes + " min ago";
+    const hours = Math.round(minutes / 60);
+    return hours < 48 ? hours + " h ago" : Math.round(hours / 24) + " days ago";
+  }
+
+  function showStatus() {
+    const now = Date.now();
+    ui.status.classList.remove("live", "idle", "gone");
+    if (connection === "open") {
+      const quiet = now - grewAt;
+      if (quiet < IDLE_SECONDS * 1000) {
+        ui.status.textContent = "live";
+        ui.status.classList.add("live");
+        ui.status.title = "Following the log: new lines appear as they are written.";
+      } else {
+        ui.status.textContent = "idle · last line " + ago(quiet);
+        ui.status.classList.add("idle");
+        ui.status.title = "Following the log, which has not grown since " + new Date(grewAt).toLocaleString() + ": the app may have stopped.";
+      }
+    } else if (connection === "gone") {
+      ui.status.textContent = "server gone " + ago(now - goneAt) + " · retrying";
+      ui.status.classList.add("gone");
+      ui.status.title = "The inspector's server does not answer: this page asks again every " + RETRY_MS / 1000 + " s.";
+    }
+  }
+  setInterval(showStatus, 1000);
+
   let events = null;
+  let retry = 0;
   function follow() {
     if (events) events.close();
-    events = new EventSource("events?from=" + model.end + "&line=" + (model.lines + 1));
+    let address = "events?from=" + model.end + "&line=" + (model.lines + 1);
+    if (model.identity !== null) address += "&identity=" + encodeURIComponent(model.identity);
+    events = new EventSource(address);
     events.addEventListener("open", () => {
-      ui.status.textContent = "live";
-      ui.status.classList.add("live");
+      connection = "open";
+      showStatus();
     });
     events.addEventListener("lines", (message) => {
-      const document = JSON.parse(message.data);
-      if (document.entries.length === 0 && !model.partial) return;
+      let document;
+      try {
+        document = JSON.parse(message.data);
+      } catch (error) {
+        problem("The server sent lines this page cannot read: " + error.message);
+        return;
+      }
+      if (typeof document.identity === "string" && model.identity !== null && document.identity !== model.identity) {
+        reload("The log is another file now: it is shown again from its start.");
+        return;
+      }
+      if (!Array.isArray(document.entries) || (document.entries.length === 0 && !model.partial)) return;
       const before = model.events.length;
       ingest(document);
+      if (document.entries.length) grewAt = Date.now();
       refresh(model.events.length !== before);
+      showStatus();
     });
-    events.addEventListener("reset", () => {
-      events.close();
-      ui.status.textContent = "reloading: the log was cut short or replaced";
-      setTimeout(load, 300);
+    events.addEventListener("reset", (message) => {
+      let reason = "";
+      try {
+        reason = String(JSON.parse(message.data));
+      } catch (error) {
+        reason = "";
+      }
+      reload("The log was replaced or cut short" + (reason ? " (" + reason + ")" : "") + ": it is shown again from its start.");
     });
     events.addEventListener("error", () => {
-      // Reconnect by hand, from what is read by now: the browser would ask again from the
-      // offset of the first request.
+      // The server is gone, or restarted: the log it serves now may not be the one shown, so
+      // the page loads it again whole once the server answers, never goes on from an offset.
       events.close();
-      ui.status.textContent = "not connected: retrying";
-      ui.status.classList.remove("live");
-      setTimeout(follow, 1000);
+      events = null;
+      if (connection !== "gone") goneAt = Date.now();
+      connection = "gone";
+      showStatus();
+      clearTimeout(retry);
+      retry = setTimeout(() => load(null), RETRY_MS);
     });
   }
 
-  function load() {
+  function reload(message) {
+    if (events) events.close();
+    events = null;
+    connection = "loading";
+    ui.status.classList.remove("live", "idle", "gone");
+    ui.status.textContent = "reloading…";
+    load(message);
+  }
+
+  // Asks for the log. A failed request (no server, an error from it) is asked again later; an
+  // error of this page in showing what came is shown, and not asked again.
+  function load(message) {
     const started = performance.now();
     fetch("log", { cache: "no-store" })
       .then((response) => response.ok ? response.json() : response.text().then((text) => { throw new Error(text); }))
       .then((document) => {
-        ui.banner.hidden = true;
-        loaded(document, started);
+        if (message) notice(message); else ui.banner.hidden = true;
+        try {
+          loaded(document, started);
+        } catch (error) {
+          problem("This page cannot show the log: " + error.message);
+          return;
+        }
         follow();
-      })
-      .catch((error) => {
-        problem("Cannot load the log: " + error.message);
-        setTimeout(load, 2000);
+      }, (error) => {
+        if (connection === "open" || connection === "loading") {
+          problem("Cannot load the log: " + error.message);
+        }
+        clearTimeout(retry);
+        retry = setTimeout(() => load(message), RETRY_MS);
       });
   }
 
@@ -741,9 +1603,11 @@
   const embedded = document.getElementById("flux-log");
   if (embedded) {
     const started = performance.now();
+    connection = "saved";
     ui.status.textContent = "saved page: no live updates";
     ui.follow.checked = false;
     ui.follow.disabled = true;
+    model = emptyModel();
     try {
       loaded(JSON.parse(embedded.textContent), started);
     } catch (error) {
@@ -752,6 +1616,6 @@
   } else {
     model = emptyModel();
     ui.status.textContent = "loading…";
-    load();
+    load(null);
   }
 })();
