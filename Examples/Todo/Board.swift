@@ -207,27 +207,29 @@ final class Board {
   /// Replaces every list with `loaded`, through actions: the board's, then each list's.
   func load(_ loaded: [ListSnapshot]) {
     board.actions.replace(with: loaded.map(\.name))
+    // Each list found by its name in one step, as `list(named:)` finds it: the first of that name.
+    let byName = Dictionary(lists.map { (ListName.key($0.view.name), $0) }) { first, _ in first }
     for snapshot in loaded {
-      list(named: snapshot.name)?.store.actions.dispatch(action: .restore(items: snapshot.items))
+      byName[ListName.key(snapshot.name)]?.store.actions.dispatch(action: .restore(items: snapshot.items))
     }
   }
 
   /// The list named `name` (in any case), if there is one.
   func list(named name: String) -> List? {
-    lists.first { $0.view.name.lowercased() == name.lowercased() }
+    lists.first { ListName.same($0.view.name, name) }
   }
 
   // MARK: Lists
 
   /// Makes a store for each list that came, and frees the store of each list that went.
+  ///
+  /// By id, in one pass over each: a board of many lists is followed in time linear in their
+  /// number. The stores that went are freed before those that came are made.
   private func follow(_ state: Lists) {
-    lists.removeAll { list in !state.entries.contains { $0.id == list.id } }
-    for entry in state.entries where !lists.contains(where: { $0.id == entry.id }) {
-      lists.append(makeList(entry))
-    }
-    lists.sort { first, second in
-      state.entries.firstIndex { $0.id == first.id }! < state.entries.firstIndex { $0.id == second.id }!
-    }
+    let wanted = Set(state.entries.map(\.id))
+    lists.removeAll { !wanted.contains($0.id) }
+    let kept = Dictionary(lists.map { ($0.id, $0) }) { first, _ in first }
+    lists = state.entries.map { kept[$0.id] ?? makeList($0) }
   }
 
   private func makeList(_ entry: ListEntry) -> List {

@@ -85,8 +85,8 @@ struct BoardMutations: Mutations {
         if !lists.entries.contains(where: { $0.name == lists.current }) { lists.current = lists.entries[0].name }
       case .replace(let names):
         var unique: [String] = []
-        for name in names.map(ListName.clean)
-        where !name.isEmpty && !unique.contains(where: { ListName.same($0, name) }) {
+        var seen: Set<String> = []
+        for name in names.map(ListName.clean) where !name.isEmpty && seen.insert(ListName.key(name)).inserted {
           unique.append(name)
         }
         guard let first = unique.first else { return }
@@ -102,7 +102,12 @@ struct BoardMutations: Mutations {
 enum ListName {
   /// Whether two names are of one list: names differ in more than case.
   static func same(_ first: String, _ second: String) -> Bool {
-    first.lowercased() == second.lowercased()
+    key(first) == key(second)
+  }
+
+  /// What two names of one list share (``same(_:_:)``): to find a name among many in one step.
+  static func key(_ name: String) -> String {
+    name.lowercased()
   }
 
   /// `name` as a list may have it: each control character (a line break, a tab, an escape)

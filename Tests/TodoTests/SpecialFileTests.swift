@@ -75,6 +75,37 @@ struct SpecialFileTests {
     }
     print("two sessions\(fileExists ? "" : ", a new file"): \(raced) of 20 rounds had a save refused")
   }
+
+  /// A `todo.md` of `count` lists of one item each.
+  static func manyLists(_ count: Int) -> String {
+    let lists = (1...count).map { "## List \($0)\n\n- [ ] Item \($0)\n\n" }.joined()
+    return "# Todo\n\n" + lists + TodoFile.trailer(lists: count) + "\n"
+  }
+
+  /// Stops a run that takes minutes rather than seconds: a bound, not a measurement (the
+  /// load went through the lists once per list, each name against every other and each list's
+  /// store found by a scan: minutes for 20,000 lists; a second or two in one pass).
+  static let withinAMinute = ["/usr/bin/timeout", "-s", "KILL", "60"]
+
+  @Test("a todo.md of 20,000 lists loads, is used and saves in one pass over its lists, not one per list")
+  func aFileOfManyListsLoadsInOnePass() throws {
+    guard Faults.isLinux else { return }
+    let folder = try Faults.temporaryFolder("many-lists")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(
+      at: folder.appendingPathComponent("todo-lists"), withIntermediateDirectories: true)
+    let file = FileFaultTests.todoFile(in: folder)
+    try Data(Self.manyLists(20_000).utf8).write(to: file)
+    let run = try Faults.run(
+      [], input: "use List 19999\nadd More\nsave\nload\n", in: folder, through: Self.withinAMinute)
+    #expect(!run.wasSignalled && run.status == 0, "\(run.status) \(run.errors)")
+    #expect(run.output.contains("Loaded 20000 lists from todo-lists/todo.md."))
+    #expect(run.output.contains("Saved 20000 lists to \(file.path)"))
+    #expect(run.output.contains("Loaded 20000 lists from \(file.path)."))
+    let lists = try TodoFile.parse(bytes: [UInt8](Faults.contents(file) ?? Data()))
+    #expect(lists.count == 20_000)
+    #expect(lists[19_998].items.map(\.title) == ["Item 19999", "More"])
+  }
 }
 
 /// What each of two sessions run at once did.
