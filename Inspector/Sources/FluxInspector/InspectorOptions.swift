@@ -2,6 +2,7 @@
 ///
 /// ```
 /// flux-inspector session.jsonl [--port N] [--host ADDRESS] [--html report.html]
+/// flux-inspector session.jsonl --swift-test Tests/AppTests/SessionTests.swift [--final-state-only]
 /// ```
 public struct InspectorOptions: Sendable, Equatable {
   /// The action log to show.
@@ -12,12 +13,18 @@ public struct InspectorOptions: Sendable, Equatable {
   public var host: String = "127.0.0.1"
   /// Where to write a self-contained page instead of serving one, if anywhere.
   public var htmlPath: String?
+  /// Where to write a Swift Testing file that replays the session instead of serving it, if
+  /// anywhere (``SessionTestExport``).
+  public var swiftTestPath: String?
+  /// Whether that test checks only the final state of each store (`--final-state-only`).
+  public var isFinalStateOnly = false
   /// Whether the user asked for the usage only.
   public var isHelp = false
 
   /// How to call the program.
   public static let usage = """
     usage: flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html]
+           flux-inspector LOG.jsonl --swift-test FILE.swift [--final-state-only]
 
     Shows an action log of Flux stores in a browser, and its new lines as they are written.
 
@@ -25,6 +32,12 @@ public struct InspectorOptions: Sendable, Equatable {
       --host ADDRESS    listen on ADDRESS (by default 127.0.0.1: this machine only)
       --html FILE.html  write the page, with the log inside, to one file that opens from disk;
                         serve nothing
+      --swift-test FILE.swift
+                        write a Swift Testing file that replays the session, one test per
+                        store, checking the state after each action; serve nothing. It
+                        replaces only a test that flux-inspector wrote, and never the log
+      --final-state-only
+                        with --swift-test, check only the state after each store's last action
       --help            show this help
     """
 
@@ -56,6 +69,10 @@ public struct InspectorOptions: Sendable, Equatable {
         host = try value(of: "--host")
       case "--html":
         htmlPath = try value(of: "--html")
+      case "--swift-test":
+        swiftTestPath = try value(of: "--swift-test")
+      case "--final-state-only":
+        isFinalStateOnly = true
       default:
         guard !argument.hasPrefix("-") || argument == "-" else {
           throw InspectorError("unknown option \(argument)")
@@ -67,5 +84,11 @@ public struct InspectorOptions: Sendable, Equatable {
     if isHelp { return }
     guard let path else { throw InspectorError("which log? give the path of an action log") }
     logPath = path
+    if htmlPath != nil && swiftTestPath != nil {
+      throw InspectorError("--html and --swift-test write one file each: give one of them")
+    }
+    if isFinalStateOnly && swiftTestPath == nil {
+      throw InspectorError("--final-state-only goes with --swift-test FILE.swift")
+    }
   }
 }
