@@ -42,12 +42,32 @@ extension RecordingError {
     case .valueNotFound(_, let context):
       return "\(path(context.codingPath)) is null"
     case .typeMismatch(let type, let context):
-      return "\(path(context.codingPath)) is not a \(type)"
+      return "\(path(context.codingPath)) is not \(kind(of: type))"
     case .dataCorrupted(let context):
-      return context.codingPath.isEmpty
-        ? "not JSON" : "\(path(context.codingPath)): \(context.debugDescription)"
+      guard !context.codingPath.isEmpty else { return "not JSON" }
+      // Foundation's words for a string that is none of an enum's raw values name the enum.
+      if context.debugDescription.hasPrefix("Cannot initialize") {
+        return "\(path(context.codingPath)) is none of the values the log writes there"
+      }
+      return "\(path(context.codingPath)): \(context.debugDescription)"
     @unknown default:
       return "\(error)"
+    }
+  }
+
+  /// The kind of JSON value that a decoder expected where it found another, in words: never the
+  /// Swift type that reads it (`Dictionary<String, Any>` is an object to whoever reads the log).
+  private static func kind(of type: Any.Type) -> String {
+    switch type {
+    case is String.Type, is Substring.Type: "a string"
+    case is Bool.Type: "true or false"
+    case is Int.Type, is Int64.Type, is Int32.Type, is Int16.Type, is Int8.Type, is UInt.Type, is UInt64.Type,
+      is UInt32.Type, is UInt16.Type, is UInt8.Type:
+      "a whole number"
+    case is Double.Type, is Float.Type: "a number"
+    case is [Any].Type: "an array"
+    case is [String: Any].Type: "an object"
+    default: "what the log writes there"
     }
   }
 }

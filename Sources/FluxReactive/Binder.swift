@@ -19,6 +19,11 @@ import FluxCore
 /// update, so it may touch the target's main-actor state; you create a binder on the main actor.
 /// The binding closure may capture plain objects of the main actor: it is let go of there too,
 /// whatever thread ends a binding (one ended elsewhere hands it to the main queue).
+///
+/// > Warning: Swift 6.3 does not check what a main-actor closure made on the main actor
+/// > captures ([swiftlang/swift#76541](https://github.com/swiftlang/swift/issues/76541)): an
+/// > object the binding closure captures can still be sent to another task afterwards, where it
+/// > races the binding. Send nothing it captured elsewhere.
 public struct Binder<Value> {
   /// Applies a value; `false` once the target is gone. What `binding` captured belongs to the
   /// main actor: the box lets go of it there, wherever the binding ends.

@@ -58,6 +58,10 @@ extension Signal where Value: Sendable {
   /// `binding` may capture plain objects of the main actor: it is let go of on the main actor,
   /// wherever the binding ends (see ``bind(to:on:)``).
   ///
+  /// > Warning: Swift 6.3 does not check what a main-actor closure made on the main actor
+  /// > captures (swiftlang/swift#76541): an object `binding` captures can still be sent to
+  /// > another task afterwards, where it races the binding. Send nothing it captured elsewhere.
+  ///
   /// - Parameters:
   ///   - target: The object to update; held weakly.
   ///   - executor: Where values are delivered; see ``bind(to:on:)``.
@@ -84,7 +88,10 @@ extension Signal where Value: Sendable {
   /// > isolated to another global actor be formed in that actor and then sent here
   /// > ([swiftlang/swift#80388](https://github.com/swiftlang/swift/issues/80388)); the binding
   /// > would then set that property on the main actor. For a target of another actor, observe
-  /// > and hop to that actor yourself.
+  /// > and hop to that actor yourself. A key path keeps the arguments of its subscripts
+  /// > (`\.[item]`), and Swift 6.3 does not see that either: an argument that is not `Sendable`
+  /// > can still be sent to another task afterwards, where it races the binding. Send nothing
+  /// > that the key path keeps elsewhere.
   ///
   /// - Parameters:
   ///   - target: The object to update; held weakly.
@@ -110,6 +117,8 @@ extension Signal where Value: Sendable {
   ///
   /// > Warning: Write the key path here, in the call: Swift 6.3 lets a key path to a property
   /// > isolated to another global actor be formed there and sent here (swiftlang/swift#80388).
+  /// > Nor does it see the arguments a key path keeps for its subscripts (`\.[item]`): send
+  /// > nothing that the key path keeps elsewhere.
   ///
   /// - Parameters:
   ///   - target: The object to update; held weakly.

@@ -39,3 +39,18 @@ final class PlainView {
 func makesABinderOffTheMainActor(_ view: PlainView) -> Binder<Bool> {
   Binder(target: view) { view, isHidden in view.isHidden = isHidden }  // expected-error {{call to main actor-isolated initializer 'init(target:binding:)' in a synchronous nonisolated context}}
 }
+
+// A main-actor method of a plain object, partly applied, is not a main-actor observer: it
+// would take the object to the main actor while its caller keeps it.
+final class Draft {
+  var text = ""
+
+  @MainActor func show(_ text: String) {
+    self.text = text
+  }
+}
+
+func observesWithAMethodOfAPlainObject(_ signal: Signal<String>) {
+  let draft = Draft()
+  signal.observe(on: .mainActor, draft.show)  // expected-error {{converting non-Sendable function value to '@MainActor @Sendable (String) -> Void' may introduce data races}}
+}

@@ -109,4 +109,78 @@ struct MainActorReleaseTests {
     #expect(counts.overlapping == 0, "\(counts.overlapping) while the main actor ran")
     withExtendedLifetime((target, own, kept)) {}
   }
+
+  @Test(
+    "inv7: a main-actor closure's captures are freed on the main actor when an idle main queue takes them at once",
+    arguments: MainActorClosureKind.allCases, OffMainEnding.allCases)
+  @MainActor
+  func inv7_mainActorClosureCapturesFreedOnMainActorWhenTheMainQueueIsIdle(
+    kind: MainActorClosureKind, ending: OffMainEnding
+  ) async {
+    let detector = DomainDetector.mainActor()
+    let rounds = 500
+    let target = ReleaseTarget()
+    var kept: [Sink<Int>] = []
+    var ends: [Handoff<OffMainEnd>] = []
+    for _ in 0..<rounds {
+      ends.append(Self.start(kind, ending, probe: DomainProbe(detector), target: target, keeping: &kept))
+    }
+    let finished = LockedValue(false)
+    let ender = Thread { [ends] in
+      for handoff in ends {
+        guard let end = handoff.take() else { continue }
+        end.end()
+        // A pause, so that the main queue waits for work when the next observation ends: the
+        // closure handed to it then runs at once, racing what the ending thread still holds.
+        usleep(50)
+      }
+      finished.withLock { $0 = true }
+    }
+    ender.start()
+    // The main actor waits, suspended, so that the main queue runs each handoff as it comes.
+    while !finished.current { try? await Task.sleep(nanoseconds: 1_000_000) }
+    #expect(await eventuallyOnMainActor { detector.current.freed == rounds }, "every capture is freed")
+    let counts = detector.current
+    #expect(counts.outside == 0, "\(counts.outside) of \(counts.freed) captures freed off the main actor")
+    withExtendedLifetime((target, kept)) {}
+  }
+
+  /// A signal whose observations end as they start.
+  enum EndedSignal: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case freedSink = "a freed sink's signal"
+    case producerThatLetsGo = "a producer that lets go of its observer at once"
+
+    var testDescription: String { rawValue }
+
+    var signal: Signal<Int> {
+      switch self {
+      case .freedSink: Sink<Int>().signal
+      case .producerThatLetsGo: Signal { _ in AnyDisposable() }
+      }
+    }
+  }
+
+  @Test(
+    "inv7: a main-actor observer given off the main actor to a signal that ends at once goes on the main actor",
+    arguments: EndedSignal.allCases)
+  @MainActor
+  func inv7_mainActorObserverGivenOffMainToAnEndedSignalGoesOnMainActor(ended: EndedSignal) async {
+    let detector = DomainDetector.mainActor()
+    let rounds = 1_000
+    let finished = LockedValue(false)
+    let observer = Thread {
+      for _ in 0..<rounds {
+        // The closure holds the only reference to its probe, and the call the only one to the
+        // closure: what the call site keeps goes when the call returns.
+        ended.signal.observe(on: .mainActor) { [probe = DomainProbe(detector)] value in probe.touches += value }
+        usleep(50)  // the main queue waits for work when the next observation ends
+      }
+      finished.withLock { $0 = true }
+    }
+    observer.start()
+    while !finished.current { try? await Task.sleep(nanoseconds: 1_000_000) }
+    #expect(await eventuallyOnMainActor { detector.current.freed == rounds }, "every capture is freed")
+    let counts = detector.current
+    #expect(counts.outside == 0, "\(counts.outside) of \(counts.freed) captures freed off the main actor")
+  }
 }

@@ -232,7 +232,7 @@ struct RecordingTests {
     "a last line that is whole but not an action says what is wrong, not that the log is cut short",
     arguments: [
       ("null", "not an action of the log (the line is null)"),
-      ("true", "not an action of the log (the line is not a Dictionary<String, Any>)"),
+      ("true", "not an action of the log (the line is not an object)"),
       ("{}}", "not an action of the log (not JSON)"),
       (
         #"{"action":{"reset":{}},"outcome":"committed","store":"\ud800","time":"2026-11-23T03:07:49.123Z"}"#,

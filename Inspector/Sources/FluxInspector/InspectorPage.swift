@@ -1,16 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-  private let systemWrite = Glibc.write
-#elseif canImport(Musl)
-  import Musl
-  private let systemWrite = Musl.write
-#elseif canImport(Darwin)
-  import Darwin
-  private let systemWrite = Darwin.write
-#endif
-
 /// The page of the inspector: HTML, a script and a style sheet, served as they are or put
 /// together into one self-contained file.
 public enum InspectorPage {
@@ -35,61 +24,12 @@ public enum InspectorPage {
       of: "<link rel=\"stylesheet\" href=\"inspector.css\">", with: "<style>\n\(style)</style>"
     ).replacingOccurrences(
       of: "<script src=\"inspector.js\"></script>",
-      with: "<script id=\"flux-log\" type=\"application/json\">\(data)</script>\n<script>\n\(script)</script>")
+      with: "\(dataElement)\(data)</script>\n<script>\n\(script)</script>")
   }
 
-  /// Writes the self-contained page of the log at `logPath` to `outputPath`: first beside it,
-  /// then renamed into place, so that a file already there is replaced whole or not at all.
-  ///
-  /// - Parameters:
-  ///   - logPath: The log to show.
-  ///   - outputPath: The HTML file to write.
-  /// - Throws: An ``InspectorError`` naming the cause when the log cannot be read or the file
-  ///   cannot be written.
-  public static func writeSelfContained(logPath: String, to outputPath: String) throws(InspectorError) {
-    let page = selfContained(document: try LogDocument.json(path: logPath))
-    let target = URL(fileURLWithPath: outputPath)
-    let folder = target.deletingLastPathComponent()
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
-      throw InspectorError("cannot write \(outputPath): the folder \(folder.path) does not exist")
-    }
-    if FileManager.default.fileExists(atPath: target.path, isDirectory: &isFolder), isFolder.boolValue {
-      throw InspectorError("cannot write \(outputPath): it is a folder")
-    }
-    let aside = folder.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp").path
-    do {
-      try write(Array(page.utf8), to: aside)
-    } catch {
-      unlink(aside)
-      throw InspectorError("cannot write \(outputPath): \(error.message)")
-    }
-    guard rename(aside, target.path) == 0 else {
-      let cause = LogFile.describe(errno)
-      unlink(aside)
-      throw InspectorError("cannot write \(outputPath): \(cause)")
-    }
-  }
-
-  /// Writes `bytes` to a new file at `path`, and to the disk, or says why not.
-  private static func write(_ bytes: [UInt8], to path: String) throws(InspectorError) {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw InspectorError(LogFile.describe(errno)) }
-    var done = 0
-    while done < bytes.count {
-      let result = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress! + done, bytes.count - done) }
-      if result < 0 && errno == EINTR { continue }
-      guard result > 0 else {
-        let cause = result < 0 ? LogFile.describe(errno) : "the disk took no more"
-        close(descriptor)
-        throw InspectorError(cause)
-      }
-      done += result
-    }
-    let synced = fsync(descriptor) == 0 ? nil : LogFile.describe(errno)
-    let closed = close(descriptor) == 0 ? nil : LogFile.describe(errno)
-    if let cause = synced ?? closed { throw InspectorError(cause) }
-  }
+  /// The start of the element that holds the log in a self-contained page: what tells a page
+  /// that flux-inspector wrote from any other file.
+  static let dataElement = "<script id=\"flux-log\" type=\"application/json\">"
 
   private static func resource(_ name: String) -> String {
     guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Page"),

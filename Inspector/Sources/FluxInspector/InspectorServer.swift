@@ -29,10 +29,17 @@ import ServiceLifecycle
 /// - `/log`: the log as ``LogDocument`` writes it, with what was written since the last request;
 /// - `/session-test.swift`: a Swift Testing file that replays the log (``SessionTestExport``),
 ///   as an attachment; when no store of the log can be tested, 422 and why, in words;
-/// - `/events?from=BYTE&line=N`: server-sent events: each `lines` event carries the entries of
-///   lines written after byte `BYTE` (whose first is line `N`), checked about five times a
-///   second; a `reset` event says that the log was cut short or replaced, and the page loads
-///   `/log` again.
+/// - `/events?from=BYTE&line=N&identity=ID`: server-sent events: each `lines` event carries the
+///   entries of lines written after byte `BYTE` (whose first is line `N`) of the file that `ID`
+///   names (see ``LogIdentity``), as `/log` or the last event gave them, checked about five
+///   times a second; a `reset` event says that the log was cut short, replaced or written over
+///   (or was, before the page asked), and the page loads `/log` again. A number out of range,
+///   or not a number, is refused with 400 and a message.
+///
+/// It answers only requests for its own address (`Host: 127.0.0.1:PORT` or `localhost:PORT`, or
+/// the address it listens on), so that no other site's page can read the log through a name
+/// that resolves to this machine; any other is refused with 403. Its file work runs on threads of
+/// its own, never on those that answer requests (rule 21).
 public struct InspectorServer: Sendable {
   /// The log to serve.
   public let logPath: String
@@ -75,15 +82,18 @@ public struct InspectorServer: Sendable {
     try LogFile.checkReadable(path: logPath)
     let cache = LogCache(path: logPath)
     // Read the log while the page is on its way: a long one takes seconds to check.
-    DispatchQueue.global().async { _ = try? cache.document() }
+    let warming = Task { _ = try? await cache.document() }
+    defer { warming.cancel() }
     var logger = Logger(label: "flux-inspector")
     logger.logLevel = .critical
     let host = host
+    let hosts = AllowedHosts(address: host)
     let app = Application(
-      router: router(cache: cache),
+      router: router(cache: cache, hosts: hosts),
       configuration: .init(address: .hostname(host, port: port), serverName: "flux-inspector"),
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? 0
+        hosts.listening(on: port)
         let shown = host.contains(":") ? "[\(host)]" : host
         onReady("http://\(shown):\(port)/")
       },
@@ -102,8 +112,28 @@ public struct InspectorServer: Sendable {
     } catch is CancellationError {
       return
     } catch {
-      throw InspectorError("cannot serve on \(host):\(port): \(error)")
+      throw Self.describe(address: error, host: host)
+        ?? InspectorError("cannot serve on \(host):\(port): the server stopped on an error it gave no words for")
     }
+  }
+
+  /// Why `host` cannot be listened on, in words, when `error` says that it is no address.
+  static func describe(address error: any Error, host: String) -> InspectorError? {
+    let unknown = "no address of this machine has that name; give one such as 127.0.0.1 or ::1"
+    let cause: String
+    switch error {
+    case is SocketAddressError.UnknownHost: cause = unknown
+    case is SocketAddressError.FailedToParseIPByteBuffer: cause = "it is not an address; give one such as 127.0.0.1"
+    case let error as SocketAddressError:
+      switch error {
+      case .failedToParseIPString: cause = "it is not an address; give one such as 127.0.0.1 or ::1"
+      case .unsupported: cause = "this machine cannot listen on such an address"
+      case .unixDomainSocketPathTooLong: cause = "the path is too long"
+      default: cause = unknown
+      }
+    default: return nil
+    }
+    return InspectorError("cannot listen on \(host): \(cause)")
   }
 
   static func describe(_ error: IOError, host: String, port: Int) -> InspectorError {
@@ -118,28 +148,25 @@ public struct InspectorServer: Sendable {
   }
 
   /// The routes: these and no others.
-  func router(cache: LogCache) -> Router<BasicRequestContext> {
+  func router(cache: LogCache, hosts: AllowedHosts) -> Router<BasicRequestContext> {
     let router = Router()
+    router.add(middleware: HostCheck(hosts: hosts))
     let logPath = logPath
     let pollInterval = pollInterval
     router.get("/") { _, _ in Self.text(InspectorPage.html, type: "text/html; charset=utf-8") }
     router.get("/inspector.js") { _, _ in Self.text(InspectorPage.script, type: "text/javascript; charset=utf-8") }
     router.get("/inspector.css") { _, _ in Self.text(InspectorPage.style, type: "text/css; charset=utf-8") }
     router.get("/log") { _, _ in
-      let document = Result { () throws(InspectorError) in try cache.document() }
-      switch document {
-      case .success(let json):
-        return Self.text(json, type: "application/json")
-      case .failure(let error):
+      do throws(InspectorError) {
+        return Self.text(try await cache.document(), type: "application/json")
+      } catch {
         return Self.text(error.message, type: "text/plain; charset=utf-8", status: .serviceUnavailable)
       }
     }
     router.get("/session-test.swift") { _, _ in
       // Reading and checking a long log takes a while: not on a thread that answers requests.
-      let test = await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-          continuation.resume(returning: Result { () throws(InspectorError) in try SessionTestExport.test(logPath: logPath) })
-        }
+      let test = await FileWork.run {
+        Result { () throws(InspectorError) in try SessionTestExport.test(logPath: logPath) }
       }
       switch test {
       case .success(let test):
@@ -151,13 +178,12 @@ public struct InspectorServer: Sendable {
       }
     }
     router.get("/events") { request, _ in
-      let from = request.uri.queryParameters.get("from", as: Int.self) ?? 0
-      let line = request.uri.queryParameters.get("line", as: Int.self) ?? 1
-      guard from >= 0, line >= 1 else {
-        return Self.text(
-          "from and line must be a byte offset and a line number", type: "text/plain", status: .badRequest)
+      let query: EventsQuery
+      do throws(InspectorError) {
+        query = try EventsQuery(request.uri.query)
+      } catch {
+        return Self.text(error.message, type: "text/plain; charset=utf-8", status: .badRequest)
       }
-      let follower = LogFollower(path: logPath, offset: from, nextLine: line, interval: pollInterval)
       var headers = HTTPFields()
       headers[.contentType] = "text/event-stream"
       headers[.cacheControl] = "no-store"
@@ -167,7 +193,7 @@ public struct InspectorServer: Sendable {
           // The server stops once every response is done: this one ends when it is asked to.
           let stop = StopSignal()
           try await withGracefulShutdownHandler {
-            try await follower.follow(until: stop) { event in
+            try await LogEvents(path: logPath, query: query, interval: pollInterval).send(until: stop) { event in
               try await writer.write(ByteBuffer(string: event))
             }
           } onGracefulShutdown: {
@@ -194,47 +220,42 @@ extension HTTPField.Name {
   fileprivate static let xContentTypeOptions = Self("X-Content-Type-Options")!
 }
 
-/// Follows the log from a byte offset: the lines written since, as server-sent events.
-struct LogFollower: Sendable {
+/// The events of `/events`: the lines appended to the log, read by a ``LogFollower`` on the
+/// threads of file work.
+struct LogEvents: Sendable {
   let path: String
-  let offset: Int
-  let nextLine: Int
+  let query: EventsQuery
   let interval: Duration
   /// How often, when nothing is written, a comment checks that the page is still there.
   static let keepAlive: Duration = .seconds(5)
 
   /// Sends events through `send` until the task is cancelled, `stop` is raised, the page goes
-  /// (`send` throws), or the log is cut short, replaced or gone (a `reset` event, then the end).
-  func follow(until stop: StopSignal, _ send: (String) async throws -> Void) async throws {
-    var offset = offset
-    var nextLine = nextLine
-    var identity: LogFile.Identity? = nil
-    var quiet: Duration = .zero
+  /// (`send` throws), or the log is cut short, replaced, written over or gone (a `reset` event,
+  /// then the end).
+  func send(until stop: StopSignal, _ send: (String) async throws -> Void) async throws {
     try await send("retry: 1000\n\n")
+    let path = path
+    let query = query
+    var follower: LogFollower
+    switch await FileWork.run({ LogFollower.resume(path: path, from: query) }) {
+    case .following(let resumed): follower = resumed
+    case .reset(let step):
+      try await send(Self.event(step))
+      return
+    }
+    var quiet: Duration = .zero
     while !Task.isCancelled && !stop.isRaised {
-      let now: LogFile.Identity
-      do {
-        now = try LogFile.identity(path: path)
-      } catch {
-        try await send("event: reset\ndata: \(JSONText.string(error.message))\n\n")
-        return
+      let looking = follower
+      let (looked, steps) = await FileWork.run {
+        var follower = looking
+        let steps = follower.look()
+        return (follower, steps)
       }
-      let replaced = identity.map { $0.inode != now.inode || $0.device != now.device } ?? false
-      if replaced || now.size < offset {
-        try await send("event: reset\ndata: \"the log was cut short or replaced\"\n\n")
-        return
-      }
-      identity = identity ?? now
-      if now.size > offset {
-        let contents = try LogFile.read(path: path, from: offset)
-        let lines = LogLines(contents.bytes[...], firstLine: nextLine, includePartialLine: false)
-        if lines.completeBytes > 0 {
-          offset += lines.completeBytes
-          nextLine += lines.completeLines
-          let document = LogDocument.json(path: path, lines: lines, end: offset)
-          try await send("event: lines\ndata: \(document)\n\n")
-          quiet = .zero
-        }
+      follower = looked
+      for step in steps {
+        try await send(Self.event(step))
+        if case .reset = step { return }
+        quiet = .zero
       }
       if quiet >= Self.keepAlive {
         try await send(": still here\n\n")
@@ -242,6 +263,13 @@ struct LogFollower: Sendable {
       }
       try await Task.sleep(for: interval)
       quiet += interval
+    }
+  }
+
+  private static func event(_ step: LogFollower.Step) -> String {
+    switch step {
+    case .lines(let document): "event: lines\ndata: \(document)\n\n"
+    case .reset(let reason): "event: reset\ndata: \(JSONText.string(reason))\n\n"
     }
   }
 }

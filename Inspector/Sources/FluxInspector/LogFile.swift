@@ -9,11 +9,9 @@
 /// The action log on disk: read whole, or from a byte offset on, and told apart from a file
 /// put in its place.
 ///
-/// A log that is still being recorded is read where it is being written: ``ActionLogOutput``'s
-/// file output writes beside its file, to `NAME.partial-…`, and renames that into place when
-/// the recording ends (rename keeps the file, so a page that follows it sees no change). While
-/// such a file is newer than the one at the path, or the path holds nothing yet, that file is
-/// the log (``recording(path:)``).
+/// The log is the file at the path it was given, and only that file: its writer appends to it
+/// there, one whole line per write, so it is read there as it grows. Nothing else in its folder
+/// is looked at.
 ///
 /// Only a regular file is a log: a directory, a FIFO or a device at the path is refused with
 /// an error that says so, before anything reads from it (reading a FIFO would wait for a
@@ -27,6 +25,11 @@ public enum LogFile {
     public let inode: UInt64
     /// The length of the file, in bytes.
     public let size: Int
+    /// When the file's contents and its status last changed: a file that keeps these and its
+    /// length has not been written since.
+    let stamp: [Int]
+    /// Who may read and write it (`0o600`, say).
+    let permissions: Int
   }
 
   /// What was read, and from which file.
@@ -43,7 +46,6 @@ public enum LogFile {
   /// - Returns: The file, its inode and its length.
   /// - Throws: An ``InspectorError`` when nothing is there, or something that is not a regular file.
   public static func identity(path: String) throws(InspectorError) -> Identity {
-    let path = recording(path: path)
     var info = stat()
     guard stat(path, &info) == 0 else { throw cannotOpen(path, errno: errno) }
     try checkRegular(info, path: path)
@@ -57,7 +59,7 @@ public enum LogFile {
   /// - Throws: An ``InspectorError`` that says why not.
   @discardableResult
   public static func checkReadable(path: String) throws(InspectorError) -> Identity {
-    try read(path: path, from: Int.max).identity
+    try withOpenFile(path: path) { _, identity in identity }
   }
 
   /// Reads the file at `path` from byte `offset` to its end.
@@ -68,72 +70,52 @@ public enum LogFile {
   /// - Returns: The bytes and the file they came from.
   /// - Throws: An ``InspectorError`` naming the cause when the file cannot be opened or read.
   public static func read(path: String, from offset: Int = 0) throws(InspectorError) -> Contents {
-    let path = recording(path: path)
+    try withOpenFile(path: path) { descriptor, identity throws(InspectorError) in
+      let start = min(max(0, offset), identity.size)
+      let bytes = try read(descriptor, path: path, in: start..<identity.size)
+      return Contents(bytes: bytes, identity: identity)
+    }
+  }
+
+  /// Opens the regular file at `path` to read, and calls `body` with it and what it is.
+  static func withOpenFile<Result>(
+    path: String, _ body: (Int32, Identity) throws(InspectorError) -> Result
+  ) throws(InspectorError) -> Result {
     let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else { throw cannotOpen(path, errno: errno) }
     defer { close(descriptor) }
     var info = stat()
     guard fstat(descriptor, &info) == 0 else { throw cannotRead(path, errno: errno) }
     try checkRegular(info, path: path)
-    let identity = Identity(info)
-    let count = max(0, identity.size - offset)
-    var bytes = [UInt8](repeating: 0, count: count)
+    return try body(descriptor, Identity(info))
+  }
+
+  /// The bytes of `range` in the file open as `descriptor`: fewer when the file ends first (it
+  /// was cut short while it was read).
+  static func read(_ descriptor: Int32, path: String, in range: Range<Int>) throws(InspectorError) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: range.count)
     var done = 0
-    while done < count {
+    while done < range.count {
       let result = bytes.withUnsafeMutableBytes { buffer in
-        pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset + done))
+        pread(descriptor, buffer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
       }
       if result < 0 {
         if errno == EINTR { continue }
         throw cannotRead(path, errno: errno)
       }
-      // The file was cut short while it was read: what is there is what was read.
       if result == 0 { break }
       done += result
     }
-    bytes.removeLast(count - done)
-    return Contents(bytes: bytes, identity: identity)
+    bytes.removeLast(range.count - done)
+    return bytes
   }
 
-  /// The file that holds the log of `path` now: the newest regular file named
-  /// `NAME.partial-…` beside it (the recording that an ``ActionLogOutput`` file output is
-  /// writing) when it is newer than the file at `path` or nothing is there yet; `path` itself
-  /// otherwise.
-  ///
-  /// - Parameter path: The log's path, as given.
-  /// - Returns: The path to read.
-  public static func recording(path: String) -> String {
-    let slash = path.lastIndex(of: "/")
-    let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-    let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".partial-"
-    guard let directory = opendir(folder) else { return path }
-    defer { closedir(directory) }
-    var newest: (path: String, time: timespec)? = nil
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      guard name.hasPrefix(prefix) else { continue }
-      let candidate = folder == "/" ? "/" + name : folder + "/" + name
-      var info = stat()
-      guard stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-      let time = modified(info)
-      if newest.map({ isLater(time, than: $0.time) }) ?? true { newest = (candidate, time) }
-    }
-    guard let newest else { return path }
-    var info = stat()
-    guard stat(path, &info) == 0 else { return newest.path }
-    return isLater(newest.time, than: modified(info)) ? newest.path : path
-  }
-
-  private static func modified(_ info: stat) -> timespec {
-    #if canImport(Darwin)
-      info.st_mtimespec
-    #else
-      info.st_mtim
-    #endif
-  }
-
-  private static func isLater(_ a: timespec, than b: timespec) -> Bool {
-    a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec
+  /// The bytes of `range` in the file open as `descriptor`, or `nil` when they cannot all be
+  /// read.
+  static func bytes(of descriptor: Int32, in range: Range<Int>) -> [UInt8]? {
+    guard range.lowerBound >= 0, let bytes = try? read(descriptor, path: "", in: range), bytes.count == range.count
+    else { return nil }
+    return bytes
   }
 
   private static func checkRegular(_ info: stat, path: String) throws(InspectorError) {
@@ -172,5 +154,12 @@ extension LogFile.Identity {
     device = UInt64(info.st_dev)
     inode = UInt64(info.st_ino)
     size = Int(info.st_size)
+    #if canImport(Darwin)
+      let (modified, changed) = (info.st_mtimespec, info.st_ctimespec)
+    #else
+      let (modified, changed) = (info.st_mtim, info.st_ctim)
+    #endif
+    stamp = [Int(modified.tv_sec), Int(modified.tv_nsec), Int(changed.tv_sec), Int(changed.tv_nsec)]
+    permissions = Int(info.st_mode & 0o7777)
   }
 }

@@ -62,17 +62,20 @@ public enum SessionTestExport {
   /// Writes the test of the log at `logPath` to `outputPath`, first beside it, then renamed into
   /// place; returns the stores it leaves out, and why.
   ///
-  /// It never writes over the log, however the paths are spelled, nor over a file that is not a
-  /// test it wrote (one whose first line is not ``SessionTest/marker``), nor over one it cannot
-  /// read. A test it replaces keeps its permissions.
+  /// It never writes over the log, however the paths are spelled, nor, unless
+  /// `replacingAnyFile`, over a file that is not a test it wrote (one whose first line is not
+  /// ``SessionTest/marker``) or that it cannot read. A test it replaces keeps its permissions.
   ///
   /// - Parameters:
   ///   - logPath: The session's log.
   ///   - outputPath: The Swift file to write, named after its suite: `SessionTests.swift`.
   ///   - stateChecks: Which states the tests check.
+  ///   - replacingAnyFile: Whether a file at `outputPath` that flux-inspector did not write is
+  ///     replaced too (`--force`; the log itself never is).
   /// - Throws: An ``InspectorError`` naming the path and the cause.
   public static func write(
-    logPath: String, to outputPath: String, stateChecks: SessionTest.StateChecks = .afterEveryAction
+    logPath: String, to outputPath: String, stateChecks: SessionTest.StateChecks = .afterEveryAction,
+    replacingAnyFile: Bool = false
   ) throws(InspectorError) -> [SessionTest.Problem] {
     guard let name = suiteName(forFile: outputPath) else {
       throw InspectorError(
@@ -84,7 +87,7 @@ public enum SessionTestExport {
     guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
       throw InspectorError("cannot write \(outputPath): the folder \(folder.path) does not exist")
     }
-    let permissions = try checkReplaceable(outputPath, logPath: logPath)
+    let permissions = try checkReplaceable(outputPath, logPath: logPath, replacingAnyFile: replacingAnyFile)
     let test = try test(logPath: logPath, name: name, stateChecks: stateChecks)
     let aside = folder.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp").path
     do {
@@ -110,7 +113,9 @@ public enum SessionTestExport {
 
   /// Checks that the file at `path`, if any, may be replaced by a test, and returns the
   /// permissions to write with: its own, or those of a new source file.
-  private static func checkReplaceable(_ path: String, logPath: String) throws(InspectorError) -> mode_t {
+  private static func checkReplaceable(_ path: String, logPath: String, replacingAnyFile: Bool) throws(InspectorError)
+    -> mode_t
+  {
     var info = stat()
     guard stat(path, &info) == 0 else {
       if errno == ENOENT {
@@ -127,11 +132,12 @@ public enum SessionTestExport {
       throw InspectorError("cannot write \(path): it is the log \(logPath), which is read")
     }
     guard info.st_mode & S_IFMT == S_IFREG else { throw InspectorError("cannot write \(path): it is not a file") }
+    if replacingAnyFile { return info.st_mode & 0o7777 }
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
       throw InspectorError(
         "cannot write \(path): it cannot be read (\(LogFile.describe(errno))), so it may not be a test that "
-          + "flux-inspector wrote")
+          + "flux-inspector wrote; give --force to replace it")
     }
     var start = [UInt8](repeating: 0, count: SessionTest.marker.utf8.count)
     var count = 0
@@ -142,7 +148,8 @@ public enum SessionTestExport {
         let cause = LogFile.describe(errno)
         close(descriptor)
         throw InspectorError(
-          "cannot write \(path): it cannot be read (\(cause)), so it may not be a test that flux-inspector wrote")
+          "cannot write \(path): it cannot be read (\(cause)), so it may not be a test that flux-inspector wrote; "
+            + "give --force to replace it")
       }
       if result == 0 { break }
       count += result
@@ -151,7 +158,7 @@ public enum SessionTestExport {
     guard count == start.count, start.elementsEqual(SessionTest.marker.utf8) else {
       throw InspectorError(
         "cannot write \(path): it is not a test that flux-inspector wrote (its first line does not begin with "
-          + "\"\(SessionTest.marker)\"); move it, or give another path")
+          + "\"\(SessionTest.marker)\"); give another path, or --force to replace it")
     }
     return info.st_mode & 0o7777
   }

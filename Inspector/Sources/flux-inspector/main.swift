@@ -1,8 +1,8 @@
 import FluxInspector
 import Foundation
 
-// flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html]
-// flux-inspector LOG.jsonl --swift-test FILE.swift [--final-state-only]: see InspectorOptions.
+// flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html [--force]]
+// flux-inspector LOG.jsonl --swift-test FILE.swift [--final-state-only] [--force]: see InspectorOptions.
 
 /// Prints `message` to standard error as one line, and exits with `code`.
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -24,7 +24,7 @@ if options.isHelp {
 
 if let htmlPath = options.htmlPath {
   do {
-    try InspectorPage.writeSelfContained(logPath: options.logPath, to: htmlPath)
+    try InspectorPage.writeSelfContained(logPath: options.logPath, to: htmlPath, replacingAnyFile: options.isForced)
     print("Wrote \(htmlPath): open it in a browser.")
     exit(0)
   } catch {
@@ -35,7 +35,8 @@ if let htmlPath = options.htmlPath {
 if let testPath = options.swiftTestPath {
   do {
     let leftOut = try SessionTestExport.write(
-      logPath: options.logPath, to: testPath, stateChecks: options.isFinalStateOnly ? .finalState : .afterEveryAction)
+      logPath: options.logPath, to: testPath, stateChecks: options.isFinalStateOnly ? .finalState : .afterEveryAction,
+      replacingAnyFile: options.isForced)
     print("Wrote \(testPath): one test per store of the session.")
     for problem in leftOut {
       FileHandle.standardError.write(Data("flux-inspector: left out \(problem)\n".utf8))

@@ -94,8 +94,9 @@ struct CommandLineTests {
     let reader = output.fileHandleForReading
     let line = try await blocking { String(decoding: reader.availableData, as: UTF8.self) }
     let port = try #require(Int(line.split(separator: ":")[3].prefix { $0.isNumber }))
+    let document = try ServedDocument(try await fetch("/log", port: port).body)
     let events = try Connection(port: port)
-    events.send("/events?from=0&line=1")
+    events.send(document.eventsTarget)
     #expect(await events.read(until: "retry:").contains("text/event-stream"))
     process.interrupt()
     // Not a measure of speed: a server that waits for the page to go never stops.
@@ -116,7 +117,9 @@ struct CommandLineTests {
     let sneaky = Fixture.line(action: #"{"rename":{"_0":"</script><script>alert(1)</script>"}}"#)
     let log = try scratch.write("session.jsonl", Fixture.line() + "\n" + sneaky + "\n{broken\n")
     let report = scratch.path("report.html")
-    try scratch.write("report.html", "an older report")
+    // An earlier report of another log is replaced.
+    let older = try scratch.write("older.jsonl", Fixture.line(store: "older") + "\n")
+    #expect(try await runInspector([older, "--html", report]).status == 0)
     let run = try await runInspector([log, "--html", report])
     #expect(run.status == 0)
     #expect(run.output == "Wrote \(report): open it in a browser.\n")
@@ -130,10 +133,11 @@ struct CommandLineTests {
     #expect(html.components(separatedBy: "</script>").count == 3)
     #expect(html.contains(#"\u003cscript>alert(1)"#))
     #expect(html.contains(#""line":3,"error":"#))
+    #expect(!html.contains(#"\"store\":\"older\""#))
     // Nothing else is left in the folder: the file was written aside and renamed.
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted() == [
-        "report.html", "session.jsonl",
+        "older.jsonl", "report.html", "session.jsonl",
       ])
   }
 

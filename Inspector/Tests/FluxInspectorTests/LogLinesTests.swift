@@ -71,4 +71,62 @@ struct LogLinesTests {
     #expect(!encoded.contains("\n"))
     #expect(try JSONSerialization.jsonObject(with: Data(encoded.utf8), options: .fragmentsAllowed) as? String == text)
   }
+
+  /// Rule 21: the server and the page read a line the same way. A browser keeps the last of
+  /// two values of one key, a decoder may keep the first: such a line is an error for both.
+  @Test(
+    arguments: [
+      (Fixture.line(extra: #""store":"b","#), #"the key "store" is written twice"#),
+      (Fixture.line(extra: #""outcome":"cancelled","#), #"the key "outcome" is written twice"#),
+      (Fixture.line(action: #"{"add":{"_0":1,"_0":2}}"#), #"the key "_0" is written twice, in "action.add""#),
+      (
+        Fixture.line(extra: #""state":{"items":[{"id":1},{"id":2,"id":3}]},"#),
+        #"the key "id" is written twice, in "state.items[1]""#
+      ),
+      (Fixture.line(extra: #""st\u0061te":1,"state":2,"#), #"the key "state" is written twice"#),
+      (Fixture.line(extra: #""dispatch":"d","dispatch":"e","#), #"the key "dispatch" is written twice"#),
+    ])
+  func aLineThatWritesAKeyTwiceIsAnErrorThatNamesTheKey(line: String, message: String) throws {
+    let read = lines(Fixture.line() + "\n" + line + "\n")
+    let entries = try objects(read)
+    #expect(entries[0]["error"] == nil)
+    #expect(entries[1]["line"] as? Int == 2)
+    #expect(entries[1]["error"] as? String == message)
+    #expect(entries[1]["raw"] as? String == line)
+  }
+
+  @Test func keysThatOnlyLookAlikeAreNotTakenForOneKey() throws {
+    // "e" + a combining accent, and "é": equal as Swift strings, two keys to a browser.
+    let line = Fixture.line(extra: #""state":{"cafe\u0301":1,"caf\u00e9":2,"a":{"b":1},"b":{"b":2}},"#)
+    #expect(try objects(lines(line + "\n"))[0]["error"] == nil)
+  }
+
+  @Test func aDeeplyNestedLineIsReadWithoutRecursion() throws {
+    let deep = String(repeating: #"{"a":"#, count: 500) + "1" + String(repeating: "}", count: 500)
+    let line = Fixture.line(extra: #""state":\#(deep),"#)
+    #expect(try objects(lines(line + "\n"))[0]["error"] == nil)
+    let twice = String(repeating: #"{"a":"#, count: 500) + #"{"k":1,"k":2}"# + String(repeating: "}", count: 500)
+    let read = lines(Fixture.line(extra: #""state":\#(twice),"#) + "\n")
+    let message = try #require(try objects(read)[0]["error"] as? String)
+    #expect(message.hasPrefix(#"the key "k" is written twice, in "state.a.a."#))
+  }
+
+  /// Messages are for a person who reads the log: they name JSON's kinds of value, never the
+  /// Swift types that read them.
+  @Test(
+    arguments: [
+      ("[1,2]", "not an action of the log (the line is not an object)"),
+      ("5", "not an action of the log (the line is not an object)"),
+      (Fixture.line(store: "a").replacingOccurrences(of: #""a""#, with: "5"), #"("store" is not a string)"#),
+      (Fixture.line(extra: #""holds":"x","#), #"("holds" is not an array)"#),
+      (Fixture.line(extra: #""sequence":"x","#), #"("sequence" is not a whole number)"#),
+      (Fixture.line(outcome: "maybe"), #"("outcome" is none of the values the log writes there)"#),
+    ])
+  func messagesNameNoSwiftType(line: String, message: String) throws {
+    let error = try #require(try objects(lines(line + "\n"))[0]["error"] as? String)
+    #expect(error.hasSuffix(message) && error.hasPrefix("not an action of the log ("), "\(error)")
+    for word in ["Dictionary", "Array<", "UInt64", "String", "Int", "ActionOutcome", "Index "] {
+      #expect(!error.contains(word), "\(error)")
+    }
+  }
 }

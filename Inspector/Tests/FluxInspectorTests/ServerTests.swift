@@ -103,8 +103,10 @@ struct ServerTests {
     let first = Fixture.line() + "\n"
     let log = try scratch.write("session.jsonl", first)
     try await withServer(logPath: log) { port throws in
+      let document = try ServedDocument(try await fetch("/log", port: port).body)
+      #expect(document.eventsTarget.hasPrefix("/events?from=\(first.utf8.count)&line=2&identity="))
       let events = try Connection(port: port)
-      events.send("/events?from=\(first.utf8.count)&line=2")
+      events.send(document.eventsTarget)
       #expect(await events.read(until: "retry:").contains("text/event-stream"))
       let handle = try #require(FileHandle(forWritingAtPath: log))
       handle.seekToEndOfFile()
@@ -129,8 +131,10 @@ struct ServerTests {
     #expect(document.contains(#""partial":true"#))
     #expect(document.contains(#""lines":1,"#))
     try await withServer(logPath: log) { port throws in
+      let served = try ServedDocument(try await fetch("/log", port: port).body)
+      #expect(served.eventsTarget.hasPrefix("/events?from=\(Fixture.line().utf8.count + 1)&line=2&identity="))
       let events = try Connection(port: port)
-      events.send("/events?from=\(Fixture.line().utf8.count + 1)&line=2")
+      events.send(served.eventsTarget)
       await events.read(until: "retry:")
       let handle = try #require(FileHandle(forWritingAtPath: log))
       handle.seekToEndOfFile()
@@ -188,51 +192,18 @@ struct StartTests {
   }
 }
 
-@Suite("A log still being recorded")
-struct RecordingInProgressTests {
-  @Test func aRecordingWrittenAsideIsFollowedAndStaysFollowedOnceRenamedIntoPlace() async throws {
-    let scratch = try Scratch()
-    let log = scratch.path("session.jsonl")
-    // The file output of an action log writes here until the recording ends.
-    let aside = try scratch.write("session.jsonl.partial-k3x", Fixture.line(store: "a") + "\n")
-    #expect(LogFile.recording(path: log) == aside)
-    try await withServer(logPath: log) { port throws in
-      #expect(try await fetch("/log", port: port).body.contains(#"\"store\":\"a\""#))
-      let handle = try #require(FileHandle(forWritingAtPath: aside))
-      handle.seekToEndOfFile()
-      handle.write(Data((Fixture.line(store: "b") + "\n").utf8))
-      try handle.close()
-      #expect(try await fetch("/log", port: port).body.contains(#"\"store\":\"b\""#))
-      // The recording ends: the same file, renamed into place.
-      #expect(rename(aside, log) == 0)
-      let ended = try await fetch("/log", port: port).body
-      #expect(ended.contains(#""lines":2,"#) && ended.contains(#"\"store\":\"a\""#))
-    }
-  }
-
-  @Test func anOlderFileBesideTheLogIsNotTakenForItsRecording() throws {
-    let scratch = try Scratch()
-    let aside = try scratch.write("session.jsonl.partial-old", Fixture.line(store: "old") + "\n")
-    var past = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
-    #expect(utimensat(AT_FDCWD, aside, &past, 0) == 0)
-    let log = try scratch.write("session.jsonl", Fixture.line(store: "new") + "\n")
-    #expect(LogFile.recording(path: log) == log)
-    #expect(LogFile.recording(path: scratch.path("other.jsonl")) == scratch.path("other.jsonl"))
-  }
-}
-
 @Suite("The log is read once, then from where it was left")
 struct LogCacheTests {
-  @Test func linesAppendedAreAddedAndAFileInTheLogsPlaceIsReadWhole() throws {
+  @Test func linesAppendedAreAddedAndAFileInTheLogsPlaceIsReadWhole() async throws {
     let scratch = try Scratch()
     let log = try scratch.write("session.jsonl", Fixture.line(store: "a") + "\n" + Fixture.line(store: "b"))
     let cache = LogCache(path: log)
-    #expect(try cache.document().contains(#""lines":1,"partial":true"#))
+    #expect(try await cache.document().contains(#""lines":1,"partial":true"#))
     let handle = try #require(FileHandle(forWritingAtPath: log))
     handle.seekToEndOfFile()
     handle.write(Data(("\n" + Fixture.line(store: "c") + "\n").utf8))
     try handle.close()
-    let grown = try cache.document()
+    let grown = try await cache.document()
     #expect(grown.contains(#""lines":3,"partial":false"#))
     #expect(grown.components(separatedBy: #"{"line":"#).count == 4)
     #expect(grown.contains(#"{"line":2,"raw":"#) && grown.contains(#"\"store\":\"b\""#))
@@ -242,12 +213,12 @@ struct LogCacheTests {
       "other.jsonl", Fixture.line(store: "x") + "\n" + Fixture.line(store: "y") + "\n" + Fixture.line(store: "z") + "\n"
     )
     #expect(rename(other, log) == 0)
-    let replaced = try cache.document()
+    let replaced = try await cache.document()
     #expect(replaced.contains(#"\"store\":\"x\""#))
     #expect(!replaced.contains(#"\"store\":\"a\""#))
     // Cut short.
     try scratch.write("session.jsonl", Fixture.line(store: "q") + "\n")
-    let cut = try cache.document()
+    let cut = try await cache.document()
     #expect(cut.contains(#""lines":1,"#) && cut.contains(#"\"store\":\"q\""#))
   }
 }
@@ -261,7 +232,7 @@ struct LogCacheConcurrencyTests {
     return entries.compactMap { $0["line"] as? Int }
   }
 
-  @Test func requestsOnManyThreadsWhileTheLogGrowsEachSeeWholeLinesInOrder() async throws {
+  @Test func requestsFromManyTasksWhileTheLogGrowsEachSeeWholeLinesInOrder() async throws {
     let scratch = try Scratch()
     let log = try scratch.write("session.jsonl", "")
     let cache = LogCache(path: log)
@@ -281,11 +252,9 @@ struct LogCacheConcurrencyTests {
       }
       for _ in 0..<4 {
         group.addTask {
-          try await blocking {
-            var seen: [[Int]] = []
-            for _ in 0..<50 { seen.append(try self.lineNumbers(try cache.document())) }
-            return seen
-          }
+          var seen: [[Int]] = []
+          for _ in 0..<50 { seen.append(try self.lineNumbers(try await cache.document())) }
+          return seen
         }
       }
       for try await results in group {
@@ -296,7 +265,7 @@ struct LogCacheConcurrencyTests {
       }
     }
     try handle.close()
-    #expect(try lineNumbers(try cache.document()) == Array(1...lineCount))
+    #expect(try lineNumbers(try await cache.document()) == Array(1...lineCount))
   }
 
   @Test func linesCheckedOnEveryCoreComeBackInTheOrderOfTheFile() throws {

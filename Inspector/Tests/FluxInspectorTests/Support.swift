@@ -45,10 +45,10 @@ enum Fixture {
 
 /// A server on a port the system chose, for the time of `body`.
 func withServer<Result>(
-  logPath: String, _ body: (Int) async throws -> Result
+  logPath: String, host: String = "127.0.0.1", _ body: (Int) async throws -> Result
 ) async throws -> Result {
   let (addresses, continuation) = AsyncStream.makeStream(of: String.self)
-  let server = InspectorServer(logPath: logPath)
+  let server = InspectorServer(logPath: logPath, host: host)
   let task = Task {
     defer { continuation.finish() }
     try await server.run { address in continuation.yield(address) }
@@ -81,8 +81,6 @@ struct HTTPReply: Sendable {
   }
 }
 
-/// A connection to the loopback address, with reads that give up after ten seconds so that a
-/// test fails instead of hanging.
 /// Runs `body`, which blocks, on a thread of its own: a blocked thread of the task pool, which
 /// has as many threads as the machine has cores, could be the one the server needs to answer.
 func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
@@ -91,24 +89,33 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
   }
 }
 
+/// A connection to the loopback address, with reads that give up after `patience` quiet
+/// seconds (ten unless told), or three times that in all, so that a test fails instead of
+/// hanging.
+///
 /// Used by one test at a time.
 final class Connection: @unchecked Sendable {
   private let socket: Int32
+  private let host: String
+  private let patience: Int
   private var buffer: [UInt8] = []
 
-  init(port: Int) throws {
+  init(port: Int, address: String = "127.0.0.1", patience: Int = 10) throws {
+    host = "\(address):\(port)"
+    self.patience = patience
     #if canImport(Glibc)
       socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
       socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
     #endif
     guard socket >= 0 else { throw POSIXError(.EIO) }
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    var timeout = timeval(tv_sec: patience, tv_usec: 0)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let ip = address
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_addr.s_addr = inet_addr(ip)
     let result = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -122,36 +129,69 @@ final class Connection: @unchecked Sendable {
 
   deinit { close(socket) }
 
-  /// Sends a request for `target`, written as it is on the request line.
-  func send(_ target: String, method: String = "GET") {
-    let request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+  /// Sends a request for `target`, written as it is on the request line, with the `Host`
+  /// header that a browser sends for the address connected to (`127.0.0.1:PORT`), or with the
+  /// header lines given.
+  func send(_ target: String, method: String = "GET", headers: [String]? = nil) {
+    let lines = (headers ?? ["Host: \(host)"]) + ["Connection: close"]
+    let request = "\(method) \(target) HTTP/1.1\r\n" + lines.map { $0 + "\r\n" }.joined() + "\r\n"
     _ = request.withCString { write(socket, $0, strlen($0)) }
   }
 
-  /// Reads until `text` has come, or the connection ends or stays quiet for ten seconds.
+  /// Reads until `text` has come, or the connection ends or stays quiet for `patience` seconds.
   /// Returns everything read so far.
   @discardableResult
   func read(until text: String? = nil) async -> String {
-    (try? await blocking { self.read { received in text.map { received.contains($0) } ?? false } }) ?? ""
+    let needle = text.map { Array($0.utf8) }
+    return
+      (try? await blocking {
+        var searched = 0
+        return self.read {
+          guard let needle else { return false }
+          defer { searched = max(0, self.buffer.count - needle.count + 1) }
+          return self.find(needle, from: searched) != nil
+        }
+      }) ?? ""
   }
 
   /// Reads until the event that starts with `marker` has come whole, and returns it.
   func event(_ marker: String) async -> String {
-    let received = (try? await blocking { self.read(untilEvent: marker) }) ?? ""
+    let needle = Array(marker.utf8)
+    let end = Array("\n\n".utf8)
+    let received =
+      (try? await blocking {
+        var searched = 0
+        var start: Int?
+        return self.read {
+          defer { searched = max(start.map { $0 + needle.count } ?? 0, self.buffer.count - needle.count + 1, 0) }
+          if start == nil { start = self.find(needle, from: searched) }
+          guard let start else { return false }
+          return self.find(end, from: max(searched, start + needle.count)) != nil
+        }
+      }) ?? ""
     guard let start = received.range(of: marker) else { return "" }
     return String(received[start.lowerBound...])
   }
 
-  private func read(untilEvent marker: String) -> String {
-    read { received in
-      guard let start = received.range(of: marker) else { return false }
-      return received[start.upperBound...].contains("\n\n")
+  /// Where `needle` first is in what was read, from byte `start`.
+  private func find(_ needle: [UInt8], from start: Int) -> Int? {
+    guard let first = needle.first, buffer.count >= needle.count else { return nil }
+    var index = start
+    while index <= buffer.count - needle.count {
+      guard let found = buffer[index...].firstIndex(of: first), found <= buffer.count - needle.count else {
+        return nil
+      }
+      if buffer[found..<(found + needle.count)].elementsEqual(needle) { return found }
+      index = found + 1
     }
+    return nil
   }
 
-  private func read(until isDone: (String) -> Bool) -> String {
+  private func read(until isDone: () -> Bool) -> String {
     var chunk = [UInt8](repeating: 0, count: 65536)
-    while !isDone(String(decoding: buffer, as: UTF8.self)) {
+    // A stream of events never ends, and its comments keep it from going quiet.
+    let deadline = Date().addingTimeInterval(Double(3 * patience))
+    while !isDone() && Date() < deadline {
       let count = recv(socket, &chunk, chunk.count, 0)
       if count <= 0 { break }
       buffer.append(contentsOf: chunk[0..<count])
@@ -161,9 +201,11 @@ final class Connection: @unchecked Sendable {
 }
 
 /// Asks the server on `port` for `target`, and reads the whole reply.
-func fetch(_ target: String, port: Int, method: String = "GET") async throws -> HTTPReply {
-  let connection = try Connection(port: port)
-  connection.send(target, method: method)
+func fetch(
+  _ target: String, port: Int, method: String = "GET", headers: [String]? = nil, patience: Int = 10
+) async throws -> HTTPReply {
+  let connection = try Connection(port: port, patience: patience)
+  connection.send(target, method: method, headers: headers)
   let text = await connection.read()
   guard let split = text.range(of: "\r\n\r\n") else { return HTTPReply(status: 0, head: text, body: "") }
   let head = String(text[..<split.lowerBound])
@@ -212,4 +254,88 @@ private func runInspectorBlocking(_ arguments: [String]) throws -> (status: Int3
   return (
     process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self)
   )
+}
+
+/// `flux-inspector` serving a log in a process of its own, so that a crash is a failed test, not
+/// the end of the test run.
+final class ServerProcess: @unchecked Sendable {
+  let process = Process()
+  /// The port it listens on.
+  let port: Int
+  private let errors = Pipe()
+
+  /// Starts `flux-inspector` with `arguments` and waits until it prints its address.
+  init(_ arguments: [String]) async throws {
+    process.executableURL = inspectorExecutable
+    process.arguments = arguments
+    // It is not expected to stop; if it does, without a backtrace that takes seconds to print.
+    process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let reader = output.fileHandleForReading
+    let line = try await blocking {
+      var printed = Data()
+      while !printed.contains(UInt8(ascii: "\n")) {
+        let chunk = reader.availableData
+        if chunk.isEmpty { break }
+        printed += chunk
+      }
+      return String(decoding: printed, as: UTF8.self)
+    }
+    guard line.hasPrefix("Flux Inspector: http://127.0.0.1:"),
+      let port = Int(line.split(separator: ":")[3].prefix { $0.isNumber })
+    else {
+      process.terminate()
+      throw InspectorError("flux-inspector did not start: \(line)")
+    }
+    self.port = port
+  }
+
+  deinit { stop() }
+
+  /// Whether it still runs.
+  var isRunning: Bool { process.isRunning }
+
+  /// How the process ended, if it did: "exit N" or "signal N".
+  var ending: String {
+    guard !process.isRunning else { return "running" }
+    return process.terminationReason == .uncaughtSignal
+      ? "signal \(process.terminationStatus)" : "exit \(process.terminationStatus)"
+  }
+
+  /// The bytes it has read from files and sockets so far (`rchar` of `/proc/PID/io`).
+  var bytesRead: Int {
+    let text = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/io", encoding: .utf8)) ?? ""
+    let line = text.split(separator: "\n").first { $0.hasPrefix("rchar:") }
+    return line.flatMap { Int($0.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)) } ?? -1
+  }
+
+  /// Stops it and waits until it has.
+  func stop() {
+    if process.isRunning {
+      process.terminate()
+      process.waitUntilExit()
+    }
+  }
+}
+
+/// The log document that `/log` answers, read as JSON.
+struct ServedDocument {
+  let object: [String: Any]
+
+  init(_ body: String) throws {
+    object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+  }
+
+  var entries: [[String: Any]] { object["entries"] as? [[String: Any]] ?? [] }
+
+  /// What the page asks for to follow the log from where this document ends.
+  var eventsTarget: String {
+    let end = object["end"] as? Int ?? -1
+    let lines = object["lines"] as? Int ?? -1
+    let identity = (object["identity"] as? String).map { "&identity=\($0)" } ?? ""
+    return "/events?from=\(end)&line=\(lines + 1)\(identity)"
+  }
 }

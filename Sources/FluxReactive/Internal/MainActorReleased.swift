@@ -14,17 +14,26 @@ import FluxCore
 ///
 /// A closure handed over goes once the main queue runs: a program that never runs it (no
 /// `dispatchMain()`, no run loop) keeps it, as it keeps the values waiting for such a closure.
-final class MainActorReleased<Payload: Sendable>: Sendable {
-  /// The closure; only ever called on the main actor.
-  let payload: Payload
+final class MainActorReleased<Payload: Sendable>: @unchecked Sendable {
+  // `@unchecked Sendable`: `stored` is written by `init`, then read (on the main actor) while
+  // the box lives, and emptied by `deinit`, which runs after every other use of the box; so no
+  // two accesses overlap, and the dynamic exclusivity check would only cost each call.
+  @exclusivity(unchecked) private var stored: Payload?
 
   init(_ payload: Payload) {
-    self.payload = payload
+    stored = payload
+  }
+
+  /// The closure; only ever called on the main actor.
+  var payload: Payload {
+    stored.unsafelyUnwrapped  // set by `init`, emptied only by `deinit`
   }
 
   deinit {
-    guard !MainQueue.shared.isOnMainQueue else { return }  // `payload` goes right after this
-    let handoff = MainQueueHandoff(payload)
+    guard !MainQueue.shared.isOnMainQueue else { return }  // `stored` goes right after this
+    // Moved, not copied, into the handoff: once the main queue may run it, this thread holds
+    // no reference to the closure, so the main queue's is the last one, however soon it runs.
+    let handoff = MainQueueHandoff(stored.take().unsafelyUnwrapped)
     DispatchQueue.main.async { handoff.release() }
   }
 }
