@@ -79,7 +79,8 @@ public enum SessionTestExport {
   ) throws(InspectorError) -> [SessionTest.Problem] {
     guard let name = suiteName(forFile: outputPath) else {
       throw InspectorError(
-        "cannot write \(outputPath): a test file is named after its suite, a Swift type name, such as SessionTests.swift")
+        "cannot write \(outputPath): a test file is named after its suite, a Swift type name, such as SessionTests.swift"
+      )
     }
     let target = URL(fileURLWithPath: outputPath)
     let folder = target.deletingLastPathComponent()
