@@ -2,7 +2,7 @@ import Foundation
 
 extension StoreTester where State: SessionTestable {
   /// Creates a tester of the store labelled `label` in a recorded session, as a test generated
-  /// from the session (``SessionTest``) makes it.
+  /// from the session (`SessionTest`) makes it.
   ///
   /// ```swift
   /// let tester = StoreTester<TodoListState>(session: "list:Inbox", mutations: .init())
@@ -10,7 +10,7 @@ extension StoreTester where State: SessionTestable {
   /// tester.finish()
   /// ```
   ///
-  /// The store begins with ``SessionTestable/sessionStart(label:)``, commits on `.immediate`, and
+  /// The store begins with `SessionTestable.sessionStart(label:)`, commits on `.immediate`, and
   /// stays apart from the rest of the process: no global dispatch (`Store<S>.actions`) reaches
   /// it, and no shared middleware wraps it, so tests that run at the same time, of the same state
   /// type, neither reach it nor are reached. The session's global dispatches are dispatched to it
@@ -32,8 +32,8 @@ extension StoreTester where State: SessionTestable {
   /// await tester.dispatch(.add(title: "milk"), committed: [], cancelled: [.add(title: "milk")], sessionLine: 8)
   /// ```
   ///
-  /// The state compared is the state's ``Snapshotting/snapshot``, encoded as JSON, as an
-  /// ``ActionLog`` writes it, against `recorded`: as values (`1` and `1.0` are one number; the order
+  /// The state compared is the state's `Snapshotting.snapshot`, encoded as JSON, as an
+  /// `ActionLog` writes it, against `recorded`: as values (`1` and `1.0` are one number; the order
   /// of an object's keys does not count). A failure names the line and the action, and shows the
   /// recorded and the actual state side by side, a mark on each line that differs:
   ///
