@@ -10,6 +10,10 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
   exit(code)
 }
 
+// A write past the process's file-size limit is an error to report (and the file written aside to
+// remove), not a signal that ends the program.
+signal(SIGXFSZ, SIG_IGN)
+
 let options: InspectorOptions
 do {
   options = try InspectorOptions(arguments: Array(CommandLine.arguments.dropFirst()))

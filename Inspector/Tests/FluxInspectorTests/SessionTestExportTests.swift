@@ -4,6 +4,14 @@ import Testing
 
 @testable import FluxInspector
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A session as an app records it for tests (`fields: [.all, .swift]`, snapshots): a commit and
 /// a cancel of store `counter`.
 private enum Session {
@@ -147,5 +155,65 @@ struct SessionTestExportTests {
       #expect(reply.body.contains("no store of the session can be tested"))
       #expect(reply.body.contains("fields: [.all, .swift]"))
     }
+  }
+
+  @Test(
+    "a write that fails past the file-size limit is reported; the test that was there stays whole, nothing is left aside"
+  )
+  func writeFailsPastTheSizeLimit() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", Session.text)
+    let file = scratch.path("SessionTests.swift")
+    #expect(try await runInspector([log, "--swift-test", file]).status == 0)
+    let old = try String(contentsOfFile: file, encoding: .utf8)
+    let long = (1...60).map { _ in Session.committed }.joined(separator: "\n") + "\n"
+    let bigLog = try scratch.write("big.jsonl", long)
+    // With SIGXFSZ as a shell gives it, not as this process may pass it on (blocked, or ignored):
+    // a write past the limit would end the program, unless it ignores the signal itself.
+    let defaultSignal =
+      "import os, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_DFL); "
+      + "signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGXFSZ]); os.execv(sys.argv[1], sys.argv[1:])"
+    let run = try await runProcess(
+      "/usr/bin/env",
+      ["python3", "-c", defaultSignal, "/usr/bin/prlimit", "--fsize=4096"]
+        + [inspectorExecutable.path, bigLog, "--swift-test", file])
+    #expect(run.status == 1)
+    #expect(run.error == "flux-inspector: cannot write \(file): file too large\n")
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == old)
+    let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted()
+    #expect(left == ["SessionTests.swift", "big.jsonl", "session.jsonl"])
+  }
+
+  @Test("a pipe where the test goes is not replaced, even with --force")
+  func notAFile() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", Session.text)
+    let pipe = scratch.path("SessionTests.swift")
+    #expect(mkfifo(pipe, 0o644) == 0)
+    let run = try await runInspector([log, "--swift-test", pipe, "--force"])
+    #expect(run.error == "flux-inspector: cannot write \(pipe): it is not a file\n")
+  }
+}
+
+/// Runs `executable` with `arguments` until it exits: its exit status, and what it wrote.
+private func runProcess(_ executable: String, _ arguments: [String]) async throws
+  -> (status: Int32, output: String, error: String)
+{
+  try await blocking {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (
+      process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+      String(decoding: errorData, as: UTF8.self)
+    )
   }
 }
