@@ -32,6 +32,29 @@ struct TallyMutations: Mutations {
   }
 }
 
+/// A tally for the race of stores apart with global dispatch: no other test dispatches to it.
+final class RacedTally: State, SessionTestable {
+  typealias Action = TallyAction
+  typealias Mutations = RacedTallyMutations
+
+  fileprivate let count = Variable(0)
+
+  var snapshot: Int { count.value }
+
+  static func restore(_ snapshot: Int) -> TallyAction { .set(snapshot) }
+
+  static func sessionStart(label: String) -> RacedTally { RacedTally() }
+}
+
+struct RacedTallyMutations: Mutations {
+  func commit(action: TallyAction, state: RacedTally) {
+    switch action {
+    case .add(let amount): state.count.modify { $0 += amount }
+    case .set(let value): state.count.value = value
+    }
+  }
+}
+
 /// Counts the commits of every store of ``ApartTally`` it serves, as a shared middleware.
 struct TallyCommits: SharedMiddleware {
   let seen = Variable(0)
@@ -135,5 +158,27 @@ struct StoreTesterSessionTests {
     #expect(shared.seen.value == 1)  // the other store's commit only
     tester.finish()
     withExtendedLifetime(other) {}  // optimized builds free a store after its last use
+  }
+
+  @Test("stores apart, made and freed on several threads while global dispatches run, never receive one")
+  func apartStoresRaceWithGlobalDispatch() async {
+    let stop = Variable(false)
+    let dispatcher = Thread {
+      while !stop.value { Store<RacedTally>.actions.dispatch(action: .add(1000)) }
+    }
+    dispatcher.start()
+    await withTaskGroup(of: Void.self) { group in
+      for task in 0..<8 {
+        group.addTask {
+          for round in 0..<100 {
+            let tester = StoreTester<RacedTally>(session: "tally \(task)", mutations: .init())
+            await tester.dispatch(.add(round), sessionLine: 1, recorded: "\(round)")
+            await tester.dispatch(.add(1), sessionLine: 2, recorded: "\(round + 1)")
+            tester.finish()
+          }
+        }
+      }
+    }
+    stop.value = true
   }
 }
