@@ -33,6 +33,10 @@ import Foundation
 ///   skip, an action dispatched from the page) is replayed as what it was, an action committed by
 ///   the store, with a comment that says so.
 /// - A middleware that held an action is named in a comment; the action's outcome is asserted.
+/// - Where actions are missing from the log (its `sequence` jumps, or starts past 1: a live
+///   session whose app could not send some lines, a log of a session's last actions), each store
+///   takes the state recorded at its next committed line (`StoreTester.restore`), and goes on from
+///   there.
 ///
 /// > Important: The test runs what the log holds. The actions are checked as they are read (values
 /// > only: literals, enum cases, memberwise initializers; no closure, no method call, no
@@ -110,8 +114,11 @@ public struct SessionTest: Sendable {
       if let dispatch = entry.dispatch { reached[dispatch, default: []].insert(entry.store) }
     }
     let reach = reached.mapValues(\.count)
+    let gaps = Self.gaps(in: recording)
     for label in labels {
-      switch StorePlan.make(label: label, entries: entries[label] ?? [], reach: reach, checks: stateChecks) {
+      switch StorePlan.make(
+        label: label, entries: entries[label] ?? [], reach: reach, gaps: gaps, checks: stateChecks)
+      {
       case .success(let plan): plans.append(plan)
       case .failure(let list): problems += list.problems
       }
@@ -125,6 +132,23 @@ public struct SessionTest: Sendable {
     self.text = SessionFile(session: session, plans: plans, leftOut: problems).text
     self.stores = plans.map(\.label)
     self.leftOut = problems
+  }
+}
+
+extension SessionTest {
+  /// Where the `sequence` of the log's lines jumps, or starts past 1: actions missing from it (a
+  /// live session whose app could not send some lines, a log of a session's last actions).
+  static func gaps(in recording: Recording) -> [StorePlan.Gap] {
+    var gaps: [StorePlan.Gap] = []
+    var previous: UInt64?
+    for entry in recording.entries {
+      guard let sequence = entry.sequence else { continue }
+      // Bounded before any arithmetic: the numbers come from the log.
+      let expected = previous.map { $0 < UInt64.max ? $0 + 1 : $0 } ?? 1
+      if sequence > expected { gaps.append(StorePlan.Gap(line: entry.line, count: sequence - expected)) }
+      previous = sequence
+    }
+    return gaps
   }
 }
 

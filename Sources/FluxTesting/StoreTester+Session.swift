@@ -97,6 +97,65 @@ extension StoreTester where State: SessionTestable {
   }
 }
 
+extension StoreTester where State: SessionTestable {
+  /// Sets the store to the state the session recorded at line `sessionLine`, through the state's
+  /// `restore` action: where actions before that line are missing from the log (a gap in its
+  /// `sequence`, or a log of a session's last actions), the store goes on from the state it had.
+  ///
+  /// ```swift
+  /// // 412 actions of the session before this one are not in the log: the store takes the state recorded here.
+  /// await tester.restore(sessionLine: 430, recorded: #"[{"id": 7, "isDone": false, "title": "Milk"}]"#)
+  /// ```
+  ///
+  /// It decodes `recorded` as the state's `Snapshot`, dispatches `State.restore(snapshot)`, and
+  /// asserts that the store committed it and that its state is then the recorded one. After a
+  /// difference of the session, it dispatches the restore and checks nothing.
+  ///
+  /// - Parameters:
+  ///   - sessionLine: The line of the session, counted from 1, for a failure.
+  ///   - recorded: The state the session recorded there, as JSON.
+  ///   - isolation: The caller's isolation; leave the default.
+  ///   - fileID: The caller's file, for the failure; leave the default.
+  ///   - filePath: The caller's file path, for the failure; leave the default.
+  ///   - line: The caller's line, for the failure; leave the default.
+  ///   - column: The caller's column, for the failure; leave the default.
+  public func restore(
+    sessionLine: Int,
+    recorded: String,
+    isolation: isolated (any Actor)? = #isolation,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    let session = session ?? SessionProgress(label: nil)
+    let context = "line \(sessionLine) of the session" + (session.label.map { ", \($0)" } ?? "")
+    let decoder = JSONDecoder()
+    // As the log writes them (see `ActionLog`).
+    decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+      positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+    let snapshot: State.Snapshot
+    do {
+      // Read as JSON first: the decoder stops the process on some text nested too deep.
+      _ = try JSONValue.parse(recorded)
+      snapshot = try decoder.decode(State.Snapshot.self, from: Data(recorded.utf8))
+    } catch {
+      if !session.hasDiffered {
+        session.differ()
+        let cause = (error as? JSONValue.Failure)?.message ?? "\(error)"
+        fail(
+          "\(context): the recorded state is not a \(State.Snapshot.self), so the store cannot take it: \(cause)",
+          at: site, harness: harness)
+      }
+      return
+    }
+    await dispatch(
+      State.restore(snapshot), sessionLine: sessionLine, recorded: recorded, isolation: isolation, fileID: fileID,
+      filePath: filePath, line: line, column: column)
+  }
+}
+
 /// Where a tester of a session is: its store's label, and whether a difference was reported.
 final class SessionProgress: Sendable {
   let label: String?

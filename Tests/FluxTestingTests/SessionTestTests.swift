@@ -154,7 +154,7 @@ struct SessionTestTests {
 
   @Test("the file is as swift format leaves it, at its default width and at the project's")
   func formattedAsSwiftFormatWould() throws {
-    for recording in [try Recording(jsonLines: Self.session), try Self.longSession()] {
+    for recording in [try Recording(jsonLines: Self.session), try Self.longSession(), try Self.gapSession()] {
       for checks in [SessionTest.StateChecks.afterEveryAction, .finalState] {
         let text = try SessionTest(recording, source: "session.jsonl", stateChecks: checks).text
         #expect(try Self.formatted(text, configuration: nil) == text)
@@ -289,5 +289,37 @@ struct SessionTestTests {
     let text = Self.session.trimmingCharacters(in: .newlines) + "\n{\"action\":{\"put\":{\"na"
     let test = try SessionTest(Recording(jsonLines: text, allowingCutShortLastLine: true), source: "s")
     #expect(test.text.contains("// Its line 7 was cut short and is left out."))
+  }
+
+  /// A session whose `sequence` starts at 7 and jumps from 8 to 12: two stores, a cancel after the
+  /// jump.
+  static func gapSession() throws -> Recording {
+    func line(_ sequence: Int, _ store: String, _ swift: String, _ state: String?) -> String {
+      let outcome = state == nil ? #""cancelledBy":"NoEmptyPuts","outcome":"cancelled""# : #""outcome":"committed""#
+      let body = state.map { #","state":\#($0),"stateForm":"snapshot""# } ?? ""
+      return #"{"action":{"empty":{}},"# + outcome + #","sequence":\#(sequence)"# + body
+        + #","stateType":"FluxTestingTests.BasketState","store":"\#(store)","swift":"\#(swift)","#
+        + #""time":"2026-11-23T03:07:49.123Z"}"# + "\n"
+    }
+    return try Recording(
+      jsonLines:
+        line(7, "a", ".empty", "[]") + line(8, "b", ".empty", "[]")
+        + line(12, "a", ".put(quantity: 0, name: \\\"x\\\")", nil)
+        + line(13, "a", ".empty", #"[{"name":"Tea","quantity":1}]"#) + line(14, "b", ".empty", "[]"))
+  }
+
+  @Test("actions missing from the log (its sequence jumps, or starts past 1): each store takes the state recorded next")
+  func gapsInTheSequence() throws {
+    let test = try SessionTest(Self.gapSession(), source: "s")
+    #expect(test.leftOut.isEmpty)
+    #expect(test.text.contains("// 6 actions of the session before this one are not in the log: the store takes the"))
+    #expect(test.text.contains("await tester.restore(sessionLine: 1, recorded: #\"[]\"#)"))
+    #expect(test.text.contains("await tester.restore(sessionLine: 2, recorded: #\"[]\"#)"))
+    // Store a: the cancelled line after the gap is left out, the committed one restored.
+    #expect(!test.text.contains("sessionLine: 3"))
+    #expect(test.text.contains("// 3 actions of the session before this one are not in the log"))
+    #expect(
+      test.text.contains(##"await tester.restore(sessionLine: 4, recorded: #"[{"name": "Tea", "quantity": 1}]"#)"##))
+    #expect(test.text.contains("await tester.restore(sessionLine: 5, recorded: #\"[]\"#)"))
   }
 }

@@ -181,4 +181,26 @@ struct StoreTesterSessionTests {
     }
     stop.value = true
   }
+
+  @Test("restore takes the state recorded at a line, through the state's restore action, and checks it")
+  func restoreTakesTheRecordedState() async {
+    let tester = StoreTester<BasketState>(session: "basket:ann", mutations: .init())
+    await tester.restore(sessionLine: 430, recorded: #"[{"name": "Tea", "note": "green", "quantity": 3}]"#)
+    await tester.dispatch(
+      .put(quantity: 1, name: "Tea"), sessionLine: 431, recorded: #"[{"name": "Tea", "note": "green", "quantity": 4}]"#)
+    #expect(tester.store.computed.state.snapshot == [BasketItem(name: "Tea", quantity: 4, note: "green")])
+    tester.finish()
+  }
+
+  @Test("a recorded state that is not the state's snapshot cannot be taken, and says why")
+  func restoreOfAnotherType() async {
+    let tester = StoreTester<BasketState>(session: "basket:ann", mutations: .init())
+    await withKnownIssue {
+      await tester.restore(sessionLine: 3, recorded: #"{"name": "Tea"}"#)
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().hasPrefix(
+        "line 3 of the session, basket:ann: the recorded state is not a Array<BasketItem>, so the store cannot take it")
+    }
+    tester.finish()
+  }
 }

@@ -152,10 +152,10 @@ struct SessionFile {
     return lines
   }
 
-  /// `await tester.dispatch(…)` of one step.
+  /// `await tester.dispatch(…)` of one step, or `await tester.restore(…)`.
   private func dispatch(_ step: StorePlan.Step, indent: Int) -> [String] {
     let action = SwiftLayout.of(step.action)
-    var items = [action]
+    var items = step.isRestore ? [] : [action]
     if step.outcome == .cancelled {
       items.append(.labeled(prefix: "committed:", value: .text("[]")))
       items.append(
@@ -172,7 +172,8 @@ struct SessionFile {
         items.append(.labeled(prefix: "recorded:", value: .multilineString(lines: lines)))
       }
     }
-    let call = SwiftLayout.group(head: "await tester.dispatch(", items: items, close: ")", isCollection: false)
+    let head = step.isRestore ? "await tester.restore(" : "await tester.dispatch("
+    let call = SwiftLayout.group(head: head, items: items, close: ")", isCollection: false)
     return call.lines(start: indent, indent: indent, end: 0, width: Self.width)
   }
 

@@ -10,6 +10,16 @@ struct StorePlan {
     let recorded: JSONValue?
     /// What the comment above it says, sentence by sentence.
     let notes: [String]
+    /// Whether the store takes the recorded state here rather than the action: actions before
+    /// it are not in the log.
+    var isRestore = false
+  }
+
+  /// Where actions are missing from a log: before `line`, `count` of them (its `sequence`
+  /// jumps; or starts past 1, as a log of a session's last actions does).
+  struct Gap {
+    let line: Int
+    let count: UInt64
   }
 
   let label: String
@@ -32,9 +42,9 @@ struct StorePlan {
   /// The plan for the store labelled `label`, or everything that keeps it from being tested.
   ///
   /// `entries`: the store's lines, in order; `reach`: how many stores each global dispatch of the
-  /// session reached.
+  /// session reached; `gaps`: where actions are missing from the log, in order.
   static func make(
-    label: String, entries: [Recording.Entry], reach: [String: Int], checks: SessionTest.StateChecks
+    label: String, entries: [Recording.Entry], reach: [String: Int], gaps: [Gap], checks: SessionTest.StateChecks
   ) -> Result<StorePlan, Problems> {
     var problems: [SessionTest.Problem] = []
     func problem(_ line: Int?, _ message: String) {
@@ -65,7 +75,17 @@ struct StorePlan {
     let lastCommitted = entries.last { $0.outcome == .committed }?.line
     var middlewares: [String] = []
     var steps: [Step] = []
+    var nextGap = 0
+    // Actions missing before the store's next committed line: it takes the state recorded there.
+    var missing: UInt64 = 0
     for entry in entries {
+      while nextGap < gaps.count && gaps[nextGap].line <= entry.line {
+        missing = missing &+ gaps[nextGap].count
+        nextGap += 1
+      }
+      // Cancelled while actions are missing: what middleware decided depends on the state then.
+      if missing > 0 && entry.outcome == .cancelled { continue }
+      let isRestore = missing > 0
       var notes: [String] = []
       let action: SwiftExpression?
       if let swift = entry.swift {
@@ -85,7 +105,7 @@ struct StorePlan {
       }
 
       var recorded: JSONValue?
-      if entry.outcome == .committed, checks == .afterEveryAction || entry.line == lastCommitted {
+      if entry.outcome == .committed, checks == .afterEveryAction || entry.line == lastCommitted || isRestore {
         let snapshot =
           "record the store with `log.middleware(label: \(SwiftLiteral.string(label)), snapshots: .snapshot)`"
         if !entry.hasState {
@@ -134,8 +154,16 @@ struct StorePlan {
       if let steered = entry.steered {
         notes.append("Steered from the Inspector (\(SwiftLiteral.isIdentifier(steered) ? steered : "a command")).")
       }
+      if isRestore {
+        let count = missing == 1 ? "1 action" : "\(missing) actions"
+        notes = ["\(count) of the session before this one are not in the log: the store takes the state recorded here."]
+        missing = 0
+      }
       if let action {
-        steps.append(Step(line: entry.line, action: action, outcome: entry.outcome, recorded: recorded, notes: notes))
+        steps.append(
+          Step(
+            line: entry.line, action: action, outcome: entry.outcome, recorded: recorded, notes: notes,
+            isRestore: isRestore))
       }
     }
 
