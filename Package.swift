@@ -27,8 +27,9 @@ let package = Package(
     .testTarget(name: "FluxTestingTests", dependencies: ["FluxTesting", "FluxReactive", "FluxCore"]),
     .testTarget(name: "TodoTests", dependencies: ["todo", "FluxTesting", "FluxReactive", "FluxCore"]),
 
-    // Tests generated from a recorded todo session (`.ci/session-test` makes and checks them).
-    .testTarget(name: "TodoSessionTests", dependencies: ["todo", "FluxTesting"], exclude: ["session.jsonl"]),
+    // Tests generated from todo sessions, recorded and live (`.ci/session-test` makes and checks them).
+    .testTarget(
+      name: "TodoSessionTests", dependencies: ["todo", "FluxTesting"], exclude: ["session.jsonl", "live-session.jsonl"]),
 
     // Examples: `swift run todo`, `swift run Counter`, … (README.md, "Examples").
     .executableTarget(

@@ -29,9 +29,10 @@ import Foundation
 /// and times, not the time it was made.
 ///
 /// - A global dispatch is dispatched to the store under test only: each test replays one store.
-/// - A commit that the Inspector caused in a live session (`"steered"` on its line: a jump, a
-///   skip, an action dispatched from the page) is replayed as what it was, an action committed by
-///   the store, with a comment that says so.
+/// - A line that the Inspector caused in a live session (`"steered"` on it: a jump, a skip, an
+///   action dispatched from the page) is replayed as what it was, the store's restore action or
+///   the action from the page, committed or cancelled as the log says, with a comment that says
+///   what caused it.
 /// - A middleware that held an action is named in a comment; the action's outcome is asserted.
 /// - Where actions are missing from the log (its `sequence` jumps, or starts past 1: a live
 ///   session whose app could not send some lines, a log of a session's last actions), each store

@@ -291,6 +291,67 @@ struct SessionTestTests {
     #expect(test.text.contains("// Its line 7 was cut short and is left out."))
   }
 
+  /// A live session as the Inspector receives it: a file's lines, plus `"steered"` on each commit
+  /// (or cancel) that a command of the Inspector caused.
+  static let liveSession: String = {
+    let lines: [(swift: String, state: String?, steered: String?)] = [
+      (".put(quantity: 2, name: \\\"Milk\\\")", #"[{"name":"Milk","quantity":2}]"#, nil),
+      (".restore(items: [])", "[]", "jump"),
+      (".put(quantity: 1, name: \\\"Tea\\\")", #"[{"name":"Tea","quantity":1}]"#, nil),
+      (
+        ".restore(items: [BasketItem(name: \\\"Milk\\\", quantity: 2, note: nil)])", #"[{"name":"Milk","quantity":2}]"#,
+        "skip"
+      ),
+      (".restore(items: [])", "[]", "unskip"),
+      (".restore(items: [])", "[]", "present"),
+      (".put(quantity: 0, name: \\\"Eggs\\\")", nil, "dispatch"),
+      (".take(name: \\\"Milk\\\")", "[]", "dispatch"),
+      (".restore(items: [])", "[]", "import"),
+      (".empty", "[]", "a\\n}\\u202e"),
+    ]
+    return lines.enumerated().map { index, line in
+      let (swift, state, steered) = line
+      let outcome =
+        state.map { #""durationNanoseconds":500,"outcome":"committed","state":\#($0),"stateForm":"snapshot""# }
+        ?? #""cancelledBy":"NoEmptyPuts","outcome":"cancelled""#
+      let steering = steered.map { #","steered":"\#($0)""# } ?? ""
+      return #"{"action":{"empty":{}},"# + outcome + #","sequence":\#(index + 1),"#
+        + #""stateType":"FluxTestingTests.BasketState""# + steering + #","store":"basket","swift":"\#(swift)","#
+        + #""time":"2026-11-23T03:07:49.123Z"}"# + "\n"
+    }.joined()
+  }()
+
+  @Test("a live session: each commit or cancel the Inspector caused is dispatched as what it was, with what caused it")
+  func liveSessionSteeredLines() throws {
+    let test = try SessionTest(Recording(jsonLines: Self.liveSession), source: "live")
+    #expect(test.leftOut.isEmpty)
+    #expect(test.stores == ["basket"])
+    // Every line is dispatched, the steered ones too, in the order of the log.
+    let lines = (1...10).map { "sessionLine: \($0)" }
+    let found = lines.compactMap { test.text.range(of: $0)?.lowerBound }
+    #expect(found.count == 10)
+    #expect(found == found.sorted())
+    for kind in ["jump", "skip", "unskip", "present", "import"] {
+      #expect(test.text.contains("// Steered from the Inspector (\(kind)).\n"), "\(kind)")
+    }
+    #expect(test.text.components(separatedBy: "// Steered from the Inspector (dispatch).\n").count == 3)
+    // A steered value that is not a word is not copied into the file.
+    #expect(test.text.contains("// Steered from the Inspector (a command).\n"))
+    #expect(!test.text.contains("\u{202E}") && !test.text.contains("(a\n") && !test.text.contains(#"(a\n"#))
+    // The action dispatched from the page that a middleware cancelled is asserted cancelled.
+    #expect(
+      test.text.contains(
+        """
+            // Cancelled by NoEmptyPuts.
+            // Steered from the Inspector (dispatch).
+            await tester.dispatch(
+              .put(quantity: 0, name: "Eggs"), committed: [], cancelled: [.put(quantity: 0, name: "Eggs")],
+              sessionLine: 7)
+        """))
+    #expect(test.text.contains("middlewares: [AnyMiddleware(NoEmptyPuts())]"))
+    #expect(test.text.contains(##"await tester.dispatch(.restore(items: []), sessionLine: 9, recorded: #"[]"#)"##))
+  }
+
   /// A session whose `sequence` starts at 7 and jumps from 8 to 12: two stores, a cancel after the
   /// jump.
   static func gapSession() throws -> Recording {
