@@ -15,12 +15,12 @@ final class Reports: @unchecked Sendable {
   }
 }
 
-/// Options with the protocol's times made short, so that the tests of silence and backoff end
-/// soon; and the reports kept.
-func fastOptions(_ reports: Reports = Reports()) -> InspectorConnection.Options {
+/// Options with the protocol's times made short, so that the tests of backoff end soon (and of
+/// silence, with `silence`); and the reports kept.
+func fastOptions(_ reports: Reports = Reports(), silence: Double = 30) -> InspectorConnection.Options {
   var options = InspectorConnection.Options()
   options.pingInterval = 0.2
-  options.silenceLimit = 0.8
+  options.silenceLimit = silence
   options.handshakeTimeout = 1
   options.initialBackoff = 0.02
   options.maximumBackoff = 0.1

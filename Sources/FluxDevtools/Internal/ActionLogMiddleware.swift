@@ -28,7 +28,8 @@ struct ActionLogMiddleware<State: FluxCore.State>: Middleware where State.Action
   func didCancel(action: State.Action, state: State) {
     log.append(
       label: label, outcome: .cancelled, duration: nil, action: action,
-      trace: log.readsTraces ? ActionTrace.current(for: state) : nil)
+      trace: log.readsTraces ? ActionTrace.current(for: state) : nil,
+      steered: log.marks?.claim(label: label, action: action, committed: false))
   }
 }
 

@@ -114,8 +114,18 @@ final class FakeInspector: @unchecked Sendable {
 
   /// Sends `text` and a line break to every connection.
   func send(_ text: String) {
+    sendBytes(Array((text + "\n").utf8))
+  }
+
+  /// Sends `bytes` as they are to every connection.
+  func sendBytes(_ bytes: [UInt8]) {
     let targets = lock.withLock { connections }
-    for target in targets { Self.write(target, Array((text + "\n").utf8)) }
+    for target in targets { Self.write(target, bytes) }
+  }
+
+  /// Says it holds `count` lines of `session`, as an inspector that kept them across a restart.
+  func setHolds(_ session: String, _ count: Int) {
+    lock.withLock { held[session] = count }
   }
 
   /// Sends a command, and returns its id.
@@ -286,7 +296,12 @@ final class FakeInspector: @unchecked Sendable {
     lock.withLock { held = [:] }
   }
 
+  /// One message at a time on the sockets: the test's and the answers of the connections' threads.
+  private static let writing = NSLock()
+
   static func write(_ connection: Int32, _ bytes: [UInt8]) {
+    writing.lock()
+    defer { writing.unlock() }
     var offset = 0
     while offset < bytes.count {
       let sent = bytes[offset...].withUnsafeBytes { pointer in

@@ -63,21 +63,24 @@ struct Conversation {
     return .success(())
   }
 
-  /// Reads what is there, up to a mebibyte; `false` when the inspector closed its side.
-  mutating func receive(from socket: Socket) -> Result<Bool, SocketError> {
-    guard !isOverLong else { return .success(true) }
+  /// Reads what is there, up to a mebibyte; returns how many bytes, or `nil` when the inspector
+  /// closed its side.
+  mutating func receive(from socket: Socket) -> Result<Int?, SocketError> {
+    guard !isOverLong else { return .success(0) }
+    var total = 0
     for _ in 0..<16 {
       let result = scratch.withUnsafeMutableBytes { socket.receive(into: $0) }
       switch result {
       case .failure(let error): return .failure(error)
-      case .success(nil): return .success(false)
-      case .success(0): return .success(true)
+      case .success(nil): return .success(nil)
+      case .success(0): return .success(total)
       case .success(let count?):
         input.append(contentsOf: scratch[0..<count])
+        total += count
         lastReceived = Clock.now()
       }
     }
-    return .success(true)
+    return .success(total)
   }
 
   /// A message read, or what is wrong with it.
@@ -112,6 +115,8 @@ struct Conversation {
       return .wrong("a message that cannot be read (\(error.message))")
     }
     guard let type = fields.string("type", limit: 64) else { return .wrong("a message without a \"type\"") }
+    // Heard now: the time the thread took to read a long message is not the inspector's silence.
+    lastReceived = Clock.now()
     return .fields(fields, type: type)
   }
 

@@ -285,9 +285,7 @@ final class LiveEngine: @unchecked Sendable {
       let now = Clock.now()
       guard now < deadline else { return }
       var polled = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
-      lock.withLock { isSleeping = true }
       _ = poll(&polled, 1, Int32(min(1000, (deadline - now) / 1_000_000 + 1)))
-      lock.withLock { isSleeping = false }
       wake.drain()
     }
   }
@@ -304,13 +302,6 @@ final class LiveEngine: @unchecked Sendable {
     var lastPrune = started
     while true {
       let now = Clock.now()
-      // Timers: the welcome, the silence of a half-open connection, the ping.
-      if machine.phase == .handshaking, now &- started > settings.nanoseconds(settings.handshakeTimeout) {
-        return .lost("no answer to the hello within \(Self.seconds(settings.handshakeTimeout))")
-      }
-      if machine.phase == .connected, now &- session.lastReceived > settings.nanoseconds(settings.silenceLimit) {
-        return .lost("the inspector said nothing for \(Self.seconds(settings.silenceLimit)) (a half-open connection)")
-      }
       if now &- lastPrune >= 1_000_000_000 {
         lastPrune = now
         if handlers.prune() { lock.withLock { storesChanged = true } }
@@ -319,19 +310,23 @@ final class LiveEngine: @unchecked Sendable {
         fill(&session, now: now)
       }
       if case .failure(let error) = session.flush(to: socket) { return .lost(error.description) }
-      let hasOutput = session.hasOutput
-      lock.withLock { isSending = hasOutput }
+      let waitsForSocket = session.hasOutput
+      lock.withLock { isSending = waitsForSocket }
 
-      // Sleep until the socket or the pipe has something, or the next timer.
+      // Sleep until the socket or the pipe has something, or the next look at the timers. Only a
+      // connected thread with nothing to do asks to be woken for new lines: one waiting for a full
+      // socket, or for a welcome, could not send them, and a wake for each would cost the log a
+      // system call per line.
       var polled = [
-        pollfd(fd: socket.descriptor, events: Int16(POLLIN) | (session.hasOutput ? Int16(POLLOUT) : 0), revents: 0),
+        pollfd(fd: socket.descriptor, events: Int16(POLLIN) | (waitsForSocket ? Int16(POLLOUT) : 0), revents: 0),
         pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
       ]
       let mayWait: Bool = lock.withLock {
         guard !isClosing else { return false }
-        let idle = machine.phase != .connected || (control.isEmpty && !buffer.hasWork && !storesChanged)
-        isSleeping = idle
-        return idle
+        let isConnected = machine.phase == .connected
+        let hasWork = !control.isEmpty || buffer.hasWork || storesChanged
+        isSleeping = isConnected && !waitsForSocket && !hasWork
+        return waitsForSocket || !isConnected || !hasWork
       }
       if isClosingNow { return .closing }
       _ = poll(&polled, 2, mayWait ? Int32(settings.pollMilliseconds) : 0)
@@ -340,10 +335,11 @@ final class LiveEngine: @unchecked Sendable {
       if isClosingNow { return .closing }
 
       // Read what came, and handle each whole message.
+      let didReceive: Bool
       switch session.receive(from: socket) {
       case .failure(let error): return .lost(error.description)
-      case .success(false): return .lost("the inspector closed the connection")
-      case .success(true): break
+      case .success(nil): return .lost("the inspector closed the connection")
+      case .success(let count?): didReceive = count > 0
       }
       while let message = session.nextMessage() {
         switch message {
@@ -367,6 +363,18 @@ final class LiveEngine: @unchecked Sendable {
             return ending
           }
         }
+      }
+
+      // The timers: the welcome, and the silence of a half-open connection, counted only when
+      // nothing waits to be read (the thread's own work on a long message is no silence).
+      let later = Clock.now()
+      if machine.phase == .handshaking, later &- started > settings.nanoseconds(settings.handshakeTimeout) {
+        return .lost("no answer to the hello within \(Self.seconds(settings.handshakeTimeout))")
+      }
+      if !didReceive, machine.phase == .connected,
+        later &- session.lastReceived > settings.nanoseconds(settings.silenceLimit)
+      {
+        return .lost("the inspector said nothing for \(Self.seconds(settings.silenceLimit)) (a half-open connection)")
       }
     }
   }

@@ -64,7 +64,7 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
     var events: [Event] = []
     var skipped: Set<Int> = []
     /// A commit that did not come within the time: commands wait for it.
-    var pending: CommitWaiter?
+    var pending: SteeringMarks.Ticket?
   }
 
   init(
@@ -83,9 +83,9 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
 
   // MARK: Commands
 
-  func run(_ command: String, _ fields: JSONFields, _ context: SteeringContext) async -> Answer {
+  func run(_ command: String, _ fields: JSONFields, _ context: SteeringContext) -> Answer {
     if let waiting = lock.withLock({ timeline.pending }) {
-      guard waiting.isFinished else {
+      guard context.marks.isEnded(waiting) else {
         return .failed(
           "\(label) has not yet committed the previous command: its executor is busy; try again when it has")
       }
@@ -95,10 +95,10 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
       switch command {
       case "jump":
         guard let to = fields.wholeNumber("to") else { throw SteerError("jump needs \"to\", the number of a line") }
-        try await jump(to: to, context)
+        try jump(to: to, context)
         return .done("jumped \(label) to after #\(to)")
       case "present":
-        try await recompute(.present, skipped: lock.withLock { timeline.skipped }, context)
+        try recompute(.present, skipped: lock.withLock { timeline.skipped }, context)
         return .done("\(label) is back to the present")
       case "skip", "unskip":
         guard let at = fields.wholeNumber("at") else {
@@ -107,14 +107,14 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
         try checkSkippable(at, context)
         var skipped = lock.withLock { timeline.skipped }
         if command == "skip" { skipped.insert(at) } else { skipped.remove(at) }
-        try await recompute(command == "skip" ? .skip : .unskip, skipped: skipped, context)
+        try recompute(command == "skip" ? .skip : .unskip, skipped: skipped, context)
         return .done("\(command == "skip" ? "skipped" : "unskipped") #\(at) of \(label)")
       case "dispatch":
         guard let raw = fields.raw("action") else {
           throw SteerError("dispatch needs \"action\", the action as JSON, as the log writes actions")
         }
         let action = try Self.decodeAction(raw)
-        try await commitDispatched(action, context)
+        try commitDispatched(action, context)
         return .done("dispatched \(Self.name(of: raw)) to \(label)")
       default:
         throw SteerError("\(command) is not a command of a store")
@@ -125,8 +125,8 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
   }
 
   /// Sets the store to the state after line `to`: as recorded, or worked out on the timeline.
-  private func jump(to: Int, _ context: SteeringContext) async throws(SteerError) {
-    let written = await context.flush()
+  private func jump(to: Int, _ context: SteeringContext) throws(SteerError) {
+    let written = context.flush()
     guard to < written else { throw SteerError("the app has written no line \(to) yet") }
     guard let line = context.line(to) else {
       throw SteerError(
@@ -142,9 +142,9 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
       snapshot = try Self.decodeState(of: line.text, line: to)
     } else {
       let skipped = lock.withLock { timeline.skipped }
-      snapshot = try await compute(until: to + 1, skipped: skipped, context)
+      snapshot = try compute(until: to + 1, skipped: skipped, context)
     }
-    _ = try await commitRestore(snapshot, kind: .jump, skipped: lock.withLock { timeline.skipped }, context)
+    _ = try commitRestore(snapshot, kind: .jump, skipped: lock.withLock { timeline.skipped }, context)
   }
 
   /// Checks that line `at` is an action of the store's timeline, which may be skipped.
@@ -174,11 +174,11 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
   /// Sets the store to the timeline's state now, for `skipped`: computed from the nearest base,
   /// committed; again if actions of the app came between the computation and the commit (up to
   /// four times, then the state holds all but those that came during the last).
-  private func recompute(_ kind: Event.Kind, skipped: Set<Int>, _ context: SteeringContext) async throws(SteerError) {
+  private func recompute(_ kind: Event.Kind, skipped: Set<Int>, _ context: SteeringContext) throws(SteerError) {
     for _ in 0..<4 {
-      let written = await context.flush()
-      let snapshot = try await compute(until: written, skipped: skipped, context)
-      let event = try await commitRestore(snapshot, kind: kind, skipped: skipped, context)
+      let written = context.flush()
+      let snapshot = try compute(until: written, skipped: skipped, context)
+      let event = try commitRestore(snapshot, kind: kind, skipped: skipped, context)
       lock.withLock { timeline.skipped = skipped }
       guard let line = event.line else { return }
       let between = (try? context.lines(from: written, until: line, for: label)) ?? []
@@ -191,36 +191,38 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
   }
 
   /// Dispatches an action typed in the inspector, and waits for its commit.
-  private func commitDispatched(_ action: State.Action, _ context: SteeringContext) async throws(SteerError) {
+  private func commitDispatched(_ action: State.Action, _ context: SteeringContext) throws(SteerError) {
+    _ = try commit(action, kind: "dispatch", context)
+  }
+
+  /// Dispatches `action` to the store and waits for its commit; returns the lines written before
+  /// the dispatch. Its line is marked `kind`.
+  private func commit(_ action: State.Action, kind: String, _ context: SteeringContext) throws(SteerError) -> Int {
     guard let actions = store?.actions else { throw SteerError("the store \(label) is gone: the app freed it") }
-    let ticket = context.marks.expect(action, label: label, kind: "dispatch")
-    let waiter = CommitWaiter.dispatch(action, to: actions)
-    let outcome = await waiter.outcome(within: context.commitTimeout)
-    if let ticket, outcome != .committed || context.marks.isClaimed(ticket) { context.marks.forget(ticket) }
-    try outcome.check(label, context.commitTimeout)
+    guard let ticket = context.marks.expect(action, label: label, kind: kind) else {
+      throw SteerError("the action cannot be encoded as JSON, as the log writes actions")
+    }
+    let dispatchedAt = context.engine.lineCount
+    actions.dispatch(action: action)
+    switch context.marks.wait(ticket, timeout: context.commitTimeout) {
+    case .committed:
+      return dispatchedAt
+    case .cancelled:
+      throw SteerError("\(label) did not commit it: a middleware cancelled it")
+    case .timedOut:
+      lock.withLock { timeline.pending = ticket }
+      throw SteerError(
+        "\(label) has not committed it within \(LiveEngine.seconds(context.commitTimeout)): its executor is busy, "
+          + "a middleware holds it, or the store does not log to this connection; it commits it when it can")
+    }
   }
 
   /// Commits the restore of `snapshot`, and records it as an event of `kind`.
   private func commitRestore(
     _ snapshot: State.Snapshot, kind: Event.Kind, skipped: Set<Int>, _ context: SteeringContext
-  ) async throws(SteerError) -> Event {
-    guard let actions = store?.actions else { throw SteerError("the store \(label) is gone: the app freed it") }
-    let action = State.restore(snapshot)
-    let ticket = context.marks.expect(action, label: label, kind: kind.rawValue)
-    let dispatchedAt = context.engine.lineCount
-    let waiter = CommitWaiter.dispatch(action, to: actions)
-    let outcome = await waiter.outcome(within: context.commitTimeout)
-    guard outcome == .committed else {
-      if outcome == .timedOut {
-        lock.withLock { timeline.pending = waiter }
-      } else if let ticket {
-        context.marks.forget(ticket)
-      }
-      try outcome.check(label, context.commitTimeout)
-      throw SteerError("\(label) did not commit it")
-    }
-    let foundBy = await context.flush()
-    if let ticket { context.marks.forget(ticket) }
+  ) throws(SteerError) -> Event {
+    let dispatchedAt = try commit(State.restore(snapshot), kind: kind.rawValue, context)
+    let foundBy = context.flush()
     let known = Set(lock.withLock { timeline.events.compactMap(\.line) })
     let lines = (try? context.lines(from: dispatchedAt, until: foundBy, for: label)) ?? []
     let line = lines.first { $0.facts.store == label && $0.facts.steered == kind.rawValue && !known.contains($0.n) }
@@ -236,18 +238,10 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
   /// The timeline's state after the lines before `end`, for `skipped`: from the nearest base,
   /// replaying the store's actions after it (but the skipped ones) through the mutations, on a
   /// scratch state, on the steering queue.
-  private func compute(until end: Int, skipped: Set<Int>, _ context: SteeringContext) async throws(SteerError)
+  private func compute(until end: Int, skipped: Set<Int>, _ context: SteeringContext) throws(SteerError)
     -> State.Snapshot
   {
-    let timeline = lock.withLock { self.timeline }
-    let result: Result<State.Snapshot, SteerError> = await context.blocking { [self] in
-      do throws(SteerError) {
-        return .success(try work(until: end, skipped: skipped, timeline, context))
-      } catch {
-        return .failure(error)
-      }
-    }
-    return try result.get()
+    try work(until: end, skipped: skipped, lock.withLock { timeline }, context)
   }
 
   private func work(until end: Int, skipped: Set<Int>, _ timeline: Timeline, _ context: SteeringContext)
@@ -338,8 +332,8 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
       snapshot = state.snapshot
     }
     return PreparedImport(description: "\(label) took the state after line \(last.index) of the import") {
-      [self] () async throws(SteerError) in
-      _ = try await commitRestore(snapshot, kind: .import, skipped: lock.withLock { timeline.skipped }, context)
+      [self] () throws(SteerError) in
+      _ = try commitRestore(snapshot, kind: .import, skipped: lock.withLock { timeline.skipped }, context)
     }
   }
 
@@ -413,85 +407,5 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
     }
     if let text = JSONScanner.string(raw) { return String(text.prefix(64)) }
     return "an action"
-  }
-}
-
-/// One dispatch from the inspector, awaited for a time: whether its store committed it.
-// `@unchecked Sendable`: `committed`, `continuation` and `isResumed` are guarded by `lock`.
-final class CommitWaiter: @unchecked Sendable {
-  enum Outcome: Equatable {
-    case committed
-    /// Cancelled by a middleware, or dropped with its store.
-    case notCommitted
-    /// Not ended within the time: the store's executor is busy.
-    case timedOut
-
-    func check(_ label: String, _ timeout: Double) throws(SteerError) {
-      switch self {
-      case .committed: return
-      case .notCommitted:
-        throw SteerError("\(label) did not commit it: a middleware cancelled it, or the store was freed")
-      case .timedOut:
-        throw SteerError(
-          "\(label) has not committed it within \(LiveEngine.seconds(timeout)): its executor is busy; it commits it "
-            + "when the executor runs")
-      }
-    }
-  }
-
-  private let lock = Lock()
-  private var committed: Bool?
-  private var continuation: CheckedContinuation<Outcome, Never>?
-  private var isResumed = false
-
-  /// Dispatches `action` with `dispatchAndWait`, from a task of no actor.
-  static func dispatch<State: FluxCore.State>(_ action: State.Action, to actions: Actions<State>) -> CommitWaiter {
-    let waiter = CommitWaiter()
-    Task.detached {
-      let committed = await actions.dispatchAndWait(action: action, isolation: nil)
-      waiter.end(committed)
-    }
-    return waiter
-  }
-
-  /// Whether the dispatch has ended, however late.
-  var isFinished: Bool {
-    lock.withLock { committed != nil }
-  }
-
-  private func end(_ committed: Bool) {
-    let waiting: CheckedContinuation<Outcome, Never>? = lock.withLock {
-      self.committed = committed
-      guard !isResumed, let continuation else { return nil }
-      isResumed = true
-      return continuation
-    }
-    waiting?.resume(returning: committed ? .committed : .notCommitted)
-  }
-
-  /// Waits for the dispatch to end, or for `timeout` seconds.
-  func outcome(within timeout: Double) async -> Outcome {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-      let now: Outcome? = lock.withLock {
-        if let committed {
-          isResumed = true
-          return committed ? .committed : .notCommitted
-        }
-        self.continuation = continuation
-        return nil
-      }
-      if let now {
-        continuation.resume(returning: now)
-        return
-      }
-      DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
-        let waiting: CheckedContinuation<Outcome, Never>? = lock.withLock {
-          guard !isResumed, let continuation = self.continuation else { return nil }
-          isResumed = true
-          return continuation
-        }
-        waiting?.resume(returning: .timedOut)
-      }
-    }
   }
 }

@@ -50,8 +50,7 @@ struct SteerError: Error, Sendable {
   }
 }
 
-/// What steering needs from the connection: its lines, its log, the marks, and a queue for work
-/// that blocks (a flush of the log, a replay through the mutations).
+/// What steering needs from the connection: its lines, its log, and the marks.
 // `@unchecked Sendable`: `facts` is guarded by `lock`; everything else is a constant.
 final class SteeringContext: @unchecked Sendable {
   let engine: LiveEngine
@@ -59,7 +58,6 @@ final class SteeringContext: @unchecked Sendable {
   let marks: SteeringMarks
   /// How long a command waits for its store to commit, in seconds.
   let commitTimeout: Double
-  private let queue = DispatchQueue(label: "FluxDevtools.InspectorConnection.steering")
   private let lock = Lock()
   private var facts: [Int: LineFacts] = [:]
 
@@ -70,20 +68,11 @@ final class SteeringContext: @unchecked Sendable {
     self.commitTimeout = commitTimeout
   }
 
-  /// Runs `body` on the steering queue, which may block: never on a thread of the task pool.
-  func blocking<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
-    await withCheckedContinuation { continuation in
-      queue.async { continuation.resume(returning: body()) }
-    }
-  }
-
   /// Waits until every line of an action that ended is in the buffer (or counted as not kept);
   /// returns how many lines the log wrote.
-  func flush() async -> Int {
-    await blocking { [log, engine] in
-      log.flush()
-      return engine.lineCount
-    }
+  func flush() -> Int {
+    log.flush()
+    return engine.lineCount
   }
 
   /// The lines from `start` to `end` (not included), each read; throws when one of them is no
@@ -164,8 +153,8 @@ protocol OfferedStore: AnyObject, Sendable {
   var isSteerable: Bool { get }
   /// Whether the store is still alive.
   var isAlive: Bool { get }
-  /// Does a command of the store (jump, present, skip, unskip, dispatch).
-  func run(_ command: String, _ fields: JSONFields, _ context: SteeringContext) async -> Answer
+  /// Does a command of the store (jump, present, skip, unskip, dispatch), on the steering queue.
+  func run(_ command: String, _ fields: JSONFields, _ context: SteeringContext) -> Answer
   /// Reads the lines of an import that are this store's; returns what sets the store to the
   /// state after the last of them, or `nil` when none is.
   func prepareImport(_ lines: [ImportedLine], _ context: SteeringContext) throws(SteerError) -> PreparedImport?
@@ -184,7 +173,7 @@ struct PreparedImport: Sendable {
   /// Says what the store took.
   let description: String
   /// Sets the store; throws what went wrong.
-  let apply: @Sendable () async throws(SteerError) -> Void
+  let apply: @Sendable () throws(SteerError) -> Void
 }
 
 /// A store the app lets the inspector see, but not steer.
@@ -201,7 +190,7 @@ final class ReadOnlyStore<State: FluxCore.State>: OfferedStore {
   var isSteerable: Bool { false }
   var isAlive: Bool { store != nil }
 
-  func run(_ command: String, _ fields: JSONFields, _ context: SteeringContext) async -> Answer {
+  func run(_ command: String, _ fields: JSONFields, _ context: SteeringContext) -> Answer {
     .failed("the store \(label) is read-only: the app does not let the Inspector steer it")
   }
 

@@ -2,10 +2,11 @@ import FluxCore
 import Foundation
 
 /// The stores an app offers the inspector, and the commands on their way to them: taken by the
-/// connection's thread as they come, done one at a time, in order, by a task of their own, so
-/// that the thread never waits for a store.
-// `@unchecked Sendable`: `stores`, `waiting` and `context` are guarded by `lock`; `queue` is a
-// continuation, which may be called from any thread.
+/// connection's thread as they come, done one at a time, in order, on a queue of their own, so
+/// that the thread never waits for a store. The queue is a dispatch queue, not a task: a command
+/// is done even when the app's tasks keep every thread of the task pool busy.
+// `@unchecked Sendable`: `stores`, `waiting`, `isClosed` and `context` are guarded by `lock`;
+// `queue` and `onCommand` are constants.
 final class SteeringRegistry: @unchecked Sendable {
   /// The most commands waiting for their turn; one more is answered at once.
   static let waitingLimit = 64
@@ -14,34 +15,27 @@ final class SteeringRegistry: @unchecked Sendable {
   private var stores: [any OfferedStore] = []
   private var waiting = 0
   private var context: SteeringContext?
-  private let queue: AsyncStream<Job>.Continuation
+  private var isClosed = false
+  private let queue = DispatchQueue(label: "FluxDevtools.InspectorConnection.commands")
   private let onCommand: (@Sendable (InspectorConnection.Command) -> Void)?
-
-  private struct Job: Sendable {
-    let id: Int
-    let generation: Int
-    let fields: JSONFields
-  }
 
   init(onCommand: (@Sendable (InspectorConnection.Command) -> Void)?) {
     self.onCommand = onCommand
-    let (stream, queue) = AsyncStream.makeStream(of: Job.self)
-    self.queue = queue
-    Task.detached { [self] in
-      for await job in stream {
-        let command = job.fields.string("command", limit: 32)
-        let answer = await perform(command, job.fields)
-        let context = lock.withLock {
-          waiting -= 1
-          return self.context
-        }
-        context?.engine.send(answer.ack(id: job.id), generation: job.generation)
-        onCommand?(
-          InspectorConnection.Command(
-            name: command ?? "", store: job.fields.string("store", limit: 1024), succeeded: answer.ok,
-            outcome: answer.text))
-      }
+  }
+
+  /// Does one command, answers it, and says so to the app.
+  private func run(id: Int, generation: Int, fields: JSONFields) {
+    let command = fields.string("command", limit: 32)
+    let closed = lock.withLock { isClosed }
+    let answer = closed ? .failed("the app is closing its connection") : perform(command, fields)
+    let context = lock.withLock {
+      waiting -= 1
+      return self.context
     }
+    context?.engine.send(answer.ack(id: id), generation: generation)
+    onCommand?(
+      InspectorConnection.Command(
+        name: command ?? "", store: fields.string("store", limit: 1024), succeeded: answer.ok, outcome: answer.text))
   }
 
   /// Connects the registry to its connection, once both exist.
@@ -49,9 +43,9 @@ final class SteeringRegistry: @unchecked Sendable {
     lock.withLock { self.context = context }
   }
 
-  /// No more commands: the task ends once it has done those that wait.
+  /// No more commands: those that wait are answered that the app is closing.
   func close() {
-    queue.finish()
+    lock.withLock { isClosed = true }
   }
 
   // MARK: Stores
@@ -100,14 +94,11 @@ final class SteeringRegistry: @unchecked Sendable {
     if isFull {
       return .answer(Answer.failed("the app has \(Self.waitingLimit) commands to do already").ack(id: id))
     }
-    if case .terminated = queue.yield(Job(id: id, generation: generation, fields: fields)) {
-      lock.withLock { waiting -= 1 }
-      return .answer(Answer.failed("the app is closing its connection").ack(id: id))
-    }
+    queue.async { [self] in run(id: id, generation: generation, fields: fields) }
     return .accepted
   }
 
-  private func perform(_ command: String?, _ fields: JSONFields) async -> Answer {
+  private func perform(_ command: String?, _ fields: JSONFields) -> Answer {
     guard let context = lock.withLock({ self.context }) else { return .failed("the app is not ready") }
     switch command {
     case "pause"?:
@@ -117,7 +108,7 @@ final class SteeringRegistry: @unchecked Sendable {
       let count = context.engine.setPaused(false)
       return .done(count == 0 ? "resumed" : "resumed: \(count) \(count == 1 ? "line was" : "lines were") not sent")
     case "import"?:
-      return await importLines(fields, context)
+      return importLines(fields, context)
     case "jump"?, "present"?, "skip"?, "unskip"?, "dispatch"?:
       guard let label = fields.string("store", limit: 1024) else {
         return .failed("\(command!) needs \"store\", the label of a store")
@@ -125,7 +116,7 @@ final class SteeringRegistry: @unchecked Sendable {
       guard let store = lock.withLock({ stores.first { $0.label == label } }), store.isAlive else {
         return .failed("the app has no store \(label)")
       }
-      return await store.run(command!, fields, context)
+      return store.run(command!, fields, context)
     case nil:
       return .failed("a command needs \"command\", its name")
     case let other?:
@@ -134,7 +125,7 @@ final class SteeringRegistry: @unchecked Sendable {
   }
 
   /// Sets each steerable store with lines in the import to the state after its last one.
-  private func importLines(_ fields: JSONFields, _ context: SteeringContext) async -> Answer {
+  private func importLines(_ fields: JSONFields, _ context: SteeringContext) -> Answer {
     guard let raw = fields.raw("lines"), let ranges = JSONScanner.elements(ofArray: raw) else {
       return .failed("import needs \"lines\", an array of the lines of a log, each a JSON object")
     }
@@ -149,37 +140,23 @@ final class SteeringRegistry: @unchecked Sendable {
           index: index + 1, store: store, isCommitted: line.string("outcome", limit: 16) == "committed", fields: line))
     }
     let stores = lock.withLock { self.stores }.filter { $0.isSteerable && $0.isAlive }
-    let imported = lines
-    let prepared: Result<[PreparedImport], SteerError> = await context.blocking {
-      var prepared: [PreparedImport] = []
+    var imports: [PreparedImport] = []
+    do throws(SteerError) {
       for store in stores {
-        do throws(SteerError) {
-          if let one = try store.prepareImport(imported, context) { prepared.append(one) }
-        } catch {
-          return .failure(error)
-        }
+        if let prepared = try store.prepareImport(lines, context) { imports.append(prepared) }
       }
-      return .success(prepared)
-    }
-    switch prepared {
-    case .failure(let error):
+      guard !imports.isEmpty else {
+        let labels = stores.map(\.label).joined(separator: ", ")
+        return .failed(
+          "no line of the import is a committed action of a store the app lets the Inspector steer"
+            + (labels.isEmpty ? "" : " (\(labels))"))
+      }
+      for prepared in imports { try prepared.apply() }
+    } catch {
       return .failed(error.message)
-    case .success(let imports) where imports.isEmpty:
-      let labels = stores.map(\.label).joined(separator: ", ")
-      return .failed(
-        "no line of the import is a committed action of a store the app lets the Inspector steer"
-          + (labels.isEmpty ? "" : " (\(labels))"))
-    case .success(let imports):
-      for prepared in imports {
-        do throws(SteerError) {
-          try await prepared.apply()
-        } catch {
-          return .failed(error.message)
-        }
-      }
-      let total = ranges.count
-      return .done(
-        "imported \(total) \(total == 1 ? "line" : "lines"): " + imports.map(\.description).joined(separator: "; "))
     }
+    let total = ranges.count
+    return .done(
+      "imported \(total) \(total == 1 ? "line" : "lines"): " + imports.map(\.description).joined(separator: "; "))
   }
 }
