@@ -121,15 +121,10 @@ struct InspectorConcurrencyTests {
       group.wait()
       #expect(answer?["ok"] as? Bool == true, "\(answer ?? [:])")
       #expect((answer?["outcome"] as? String)?.contains("not in it") == false, "\(answer ?? [:])")
-      // The present is the state with no jump: the first action, and every one since. Now and
-      // then, with three threads committing during the command, the present still leaves out some
-      // of their actions (a few hundred, found in about one run of three in a debug build): not
-      // yet understood, so marked as an intermittent failure, never hidden.
+      // The present is the state with no jump: the first action, and every one since.
       let count = store.computed.count.value
       expected += 900
-      withKnownIssue("a present during commits from several threads may leave some out", isIntermittent: true) {
-        #expect(count == expected, "iteration \(iteration), before the present: \(before)")
-      }
+      #expect(count == expected, "iteration \(iteration), before the present: \(before)")
       expected = count
     }
   }

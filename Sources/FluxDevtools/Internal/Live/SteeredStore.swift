@@ -322,7 +322,10 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
         case false?: break
         }
       }
-      guard isKnown, governing.map({ !$0.isJump }) ?? true, agree(governing?.skipped ?? [], through: n) else {
+      // A line after a jump is on the jumped state; one after a restore that missed actions of the
+      // app (no longer a base) is on a state without them: neither is the timeline's.
+      guard isKnown, governing.map({ !$0.isJump && $0.isBase }) ?? true, agree(governing?.skipped ?? [], through: n)
+      else {
         continue
       }
       return (n + 1, try Self.decodeState(of: line.text, line: n))
