@@ -20,6 +20,9 @@ struct ActionLogLine<Action: Encodable>: Encodable {
   var swiftError: String?
   var stateType: String?
   var stateForm: String?
+  /// The command of an inspector that caused the commit: `jump`, `present`, `skip`, `unskip`,
+  /// `import` or `dispatch` (see ``InspectorConnection``).
+  var steered: String?
 
   init(store: String, time: String, outcome: ActionOutcome, durationNanoseconds: UInt64?, action: Action) {
     self.store = store

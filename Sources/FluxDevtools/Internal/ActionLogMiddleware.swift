@@ -24,14 +24,16 @@ struct ActionLogMiddleware<State: FluxCore.State>: Middleware where State.Action
     log.append(
       label: label, outcome: .committed, duration: duration, action: action, state: snapshots?.take(state),
       trace: log.readsTraces ? ActionTrace.current(for: state) : nil,
-      types: (stateType, snapshots?.form))
+      types: (stateType, snapshots?.form),
+      steered: log.marks?.claim(label: label, action: action))
   }
 
   func didCancel(action: State.Action, state: State) {
     log.append(
       label: label, outcome: .cancelled, duration: nil, action: action,
       trace: log.readsTraces ? ActionTrace.current(for: state) : nil,
-      types: (stateType, snapshots?.form))
+      types: (stateType, snapshots?.form),
+      steered: log.marks?.claim(label: label, action: action, committed: false))
   }
 }
 
