@@ -38,6 +38,7 @@ let package = Package(
       dependencies: [
         "FluxInspector",
         "flux-inspector",
+        .product(name: "NIOCore", package: "swift-nio"),
       ]
     ),
   ],

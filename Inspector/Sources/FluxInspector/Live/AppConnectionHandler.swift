@@ -15,7 +15,7 @@ final class AppConnectionHandler: ChannelInboundHandler {
   private var handshake: Scheduled<Void>?
 
   /// How long an app may take to say hello.
-  static let helloLimit: TimeAmount = .seconds(15)
+  static let helloLimit: TimeAmount = .seconds(10)
 
   init(hub: LiveHub) {
     self.hub = hub

@@ -8,7 +8,7 @@ import NIOPosix
 /// Every app is hostile (rule 21): a line longer than 16 MiB, one that is not UTF-8 or not a JSON
 /// object with a known `type`, or a first line that is not a `hello`, is answered with an `error`
 /// (or `refused`) and the connection closed; an app that says nothing for 15 seconds (a
-/// half-open connection), or sends no `hello` within 15 seconds, is closed; at most 32 apps are
+/// half-open connection), or sends no `hello` within 10 seconds, is closed; at most 32 apps are
 /// connected at once.
 final class AppListener: Sendable {
   let hub: LiveHub
