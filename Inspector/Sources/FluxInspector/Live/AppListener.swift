@@ -2,8 +2,8 @@ import NIOCore
 import NIOPosix
 
 /// Where apps connect: a TCP port of its own, separate from the page's, that reads the live
-/// protocol (JSON Lines; see `InspectorProtocol` in FluxDevtools' documentation) on an event
-/// loop of its own, so that no app, however it behaves, takes a thread that answers the page.
+/// protocol (JSON Lines; see `InspectorProtocol` in FluxDevtools' documentation) on event
+/// loops of its own, so that no app, however it behaves, takes a thread that answers the page.
 ///
 /// Every app is hostile (rule 21): a line longer than 16 MiB, one that is not UTF-8 or not a JSON
 /// object with a known `type`, or a first line that is not a `hello`, is answered with an `error`
@@ -33,7 +33,8 @@ final class AppListener: Sendable {
   ///
   /// - Throws: An ``InspectorError`` in words when the address cannot be listened on.
   static func start(host: String, port: Int, hub: LiveHub) async throws(InspectorError) -> AppListener {
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    // Two threads: an app that sends a line of megabytes to check does not hold up the others.
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
     let bootstrap = ServerBootstrap(group: group)
       .serverChannelOption(.backlog, value: 64)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -203,10 +203,6 @@
     }
   }
 
-  // A string followed by a colon: a key, in JSON text that `JSON.parse` read. The count is at
-  // least the number of keys in the text (a string value may hold such text too, never less).
-  const KEY = /"(?:[^"\\]|\\.)*"\s*:/g;
-
   // `readJSON`, faster for most lines: the browser's own reader, and then a check that it kept
   // every key (a key twice in one object makes fewer keys than the text has) and nested no
   // deeper than the limit. A line with other than ASCII or a \u escape in it, or one that does
@@ -237,10 +233,36 @@
       }
     }
     if (deepest > DEPTH_LIMIT) return readJSON(text);
-    KEY.lastIndex = 0;
+    return keysWritten(text) === keys ? value : readJSON(text);
+  }
+
+  // How many strings followed by a colon `text` holds, in one loop over it: at least the number
+  // of keys in it (a string value may hold such text too, never less). A regular expression
+  // takes the stack's depth on a string of megabytes, and throws.
+  function keysWritten(text) {
     let written = 0;
-    while (KEY.exec(text) !== null) written += 1;
-    return written === keys ? value : readJSON(text);
+    let inString = false;
+    let ended = false;  // a string ended, and only white space followed it
+    for (let at = 0; at < text.length; at += 1) {
+      const c = text.charCodeAt(at);
+      if (inString) {
+        if (c === 92) at += 1;
+        else if (c === 34) {
+          inString = false;
+          ended = true;
+        }
+        continue;
+      }
+      if (c === 34) {
+        inString = true;
+      } else if (c === 58 && ended) {
+        written += 1;
+        ended = false;
+      } else if (c !== 32 && c !== 9 && c !== 10 && c !== 13) {
+        ended = false;
+      }
+    }
+    return written;
   }
 
   // Text as Swift writes it.
