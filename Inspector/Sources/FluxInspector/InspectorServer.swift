@@ -252,7 +252,9 @@ public struct InspectorServer: Sendable {
 
   /// The answer to `/log` and `/events` when the server shows no log.
   private static var noLog: Response {
-    text("this inspector shows no log file: only the apps that connect", type: "text/plain; charset=utf-8", status: .notFound)
+    text(
+      "this inspector shows no log file: only the apps that connect", type: "text/plain; charset=utf-8",
+      status: .notFound)
   }
 
   /// A stream of server-sent events, written by `body` until it returns, the page goes, or the

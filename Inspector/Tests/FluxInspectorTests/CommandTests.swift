@@ -31,18 +31,31 @@ struct CommandTests {
 
   @Test(
     arguments: [
-      (#""session":1,"store":"lists","command":"dispatch","action":{"add":{"title":"Tea"}}"#,
-       #"{"type":"command","id":1,"store":"lists","command":"dispatch","action":{"add":{"title":"Tea"}}}"#),
-      (#""session":1,"store":"lists","command":"dispatch","action":{"add":{"title":"Tea"}}"#.replacingOccurrences(of: ":{", with: ":\n{"),
-       #"{"type":"command","id":1,"store":"lists","command":"dispatch","action":{"add": {"title":"Tea"}}}"#),
-      (#""session":1,"store":"lists","command":"skip","at":0"#,
-       #"{"type":"command","id":1,"store":"lists","command":"skip","at":0}"#),
-      (#""session":1,"store":"lists","command":"present""#,
-       #"{"type":"command","id":1,"store":"lists","command":"present"}"#),
-      (#""session":1,"store":"lists","command":"pause""#,
-       #"{"type":"command","id":1,"store":"lists","command":"pause"}"#),
-      (#""session":1,"store":"lists","command":"import","lines":[{"store":"lists"},{"a":[1,2]}]"#,
-       #"{"type":"command","id":1,"store":"lists","command":"import","lines":[{"store":"lists"},{"a":[1,2]}]}"#),
+      (
+        #""session":1,"store":"lists","command":"dispatch","action":{"add":{"title":"Tea"}}"#,
+        #"{"type":"command","id":1,"store":"lists","command":"dispatch","action":{"add":{"title":"Tea"}}}"#
+      ),
+      (
+        #""session":1,"store":"lists","command":"dispatch","action":{"add":{"title":"Tea"}}"#.replacingOccurrences(
+          of: ":{", with: ":\n{"),
+        #"{"type":"command","id":1,"store":"lists","command":"dispatch","action":{"add": {"title":"Tea"}}}"#
+      ),
+      (
+        #""session":1,"store":"lists","command":"skip","at":0"#,
+        #"{"type":"command","id":1,"store":"lists","command":"skip","at":0}"#
+      ),
+      (
+        #""session":1,"store":"lists","command":"present""#,
+        #"{"type":"command","id":1,"store":"lists","command":"present"}"#
+      ),
+      (
+        #""session":1,"store":"lists","command":"pause""#,
+        #"{"type":"command","id":1,"store":"lists","command":"pause"}"#
+      ),
+      (
+        #""session":1,"store":"lists","command":"import","lines":[{"store":"lists"},{"a":[1,2]}]"#,
+        #"{"type":"command","id":1,"store":"lists","command":"import","lines":[{"store":"lists"},{"a":[1,2]}]}"#
+      ),
     ])
   func eachCommandGoesToTheAppOnOneLineAsItWasWritten(fields: String, message: String) async throws {
     try await withLiveServer { server in
@@ -66,7 +79,9 @@ struct CommandTests {
       #expect(try await eventually { try await LiveSessionTests.lines(server, session: 1) == 1 })
       let readOnly = try await command(
         #""session":1,"store":"settings","command":"present""#, port: server.port, token: server.token)
-      #expect(object(readOnly.body)["error"] as? String == "the store settings is read-only: the app does not let it be steered")
+      #expect(
+        object(readOnly.body)["error"] as? String
+          == "the store settings is read-only: the app does not let it be steered")
       let unknown = try await command(
         #""session":1,"store":"nowhere","command":"present""#, port: server.port, token: server.token)
       #expect(object(unknown.body)["error"] as? String == "the app has no store nowhere")
@@ -153,21 +168,37 @@ struct CommandAccessTests {
   @Test(
     arguments: [
       (["Host: 127.0.0.1:PORT", "Content-Type: application/json"], "TOKEN", "no Origin"),
-      (["Host: 127.0.0.1:PORT", "Origin: http://evil.example", "Content-Type: application/json"], "TOKEN",
-       "Origin \"http://evil.example\""),
-      (["Host: 127.0.0.1:PORT", "Origin: http://localhost:PORT", "Content-Type: application/json"], "TOKEN",
-       "is not this inspector's page"),
+      (
+        ["Host: 127.0.0.1:PORT", "Origin: http://evil.example", "Content-Type: application/json"], "TOKEN",
+        "Origin \"http://evil.example\""
+      ),
+      (
+        ["Host: 127.0.0.1:PORT", "Origin: http://localhost:PORT", "Content-Type: application/json"], "TOKEN",
+        "is not this inspector's page"
+      ),
       (["Host: 127.0.0.1:PORT", "Origin: null", "Content-Type: application/json"], "TOKEN", "Origin \"null\""),
-      (["Host: 127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT",
-        "Content-Type: application/json"], "TOKEN", "2 Origin headers"),
-      (["Host: 127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT", "Content-Type: text/plain"], "TOKEN",
-       "Content-Type is \"text/plain\""),
-      (["Host: 127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT", "Content-Type: application/json"], nil,
-       "it has no token"),
-      (["Host: 127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT", "Content-Type: application/json"],
-       "0123456789abcdef0123456789abcdef", "its token is not this run's"),
-      (["Host: 127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT", "Content-Type: application/json"], "",
-       "its token is not this run's"),
+      (
+        [
+          "Host: 127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT",
+          "Content-Type: application/json",
+        ], "TOKEN", "2 Origin headers"
+      ),
+      (
+        ["Host: 127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT", "Content-Type: text/plain"], "TOKEN",
+        "Content-Type is \"text/plain\""
+      ),
+      (
+        ["Host: 127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT", "Content-Type: application/json"], nil,
+        "it has no token"
+      ),
+      (
+        ["Host: 127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT", "Content-Type: application/json"],
+        "0123456789abcdef0123456789abcdef", "its token is not this run's"
+      ),
+      (
+        ["Host: 127.0.0.1:PORT", "Origin: http://127.0.0.1:PORT", "Content-Type: application/json"], "",
+        "its token is not this run's"
+      ),
     ] as [([String], String?, String)])
   func inv21_aCommandFromAnotherOriginOrWithoutTheTokenIsRefusedWith403AndSaid(
     headers: [String], token: String?, reason: String
@@ -180,7 +211,9 @@ struct CommandAccessTests {
       let answer = try await command(Self.fields, port: server.port, token: token, headers: headers)
       #expect(answer.status == 403, "\(headers): \(answer.status) \(answer.body)")
       #expect(answer.body.contains(reason), "\(answer.body)")
-      #expect(server.output.lines.contains { $0.contains("refused a command") && $0.contains(reason) }, "\(server.output.lines)")
+      #expect(
+        server.output.lines.contains { $0.contains("refused a command") && $0.contains(reason) },
+        "\(server.output.lines)")
       app.send(#"{"type":"ping"}"#)
       #expect(await app.readLine() == #"{"type":"pong"}"#, "the app got the command")
     }

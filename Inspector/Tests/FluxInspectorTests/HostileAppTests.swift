@@ -27,8 +27,10 @@ struct HostileAppTests {
     (#"{"type":"stores","stores":7}"#, "stores needs"),
     (#"{"type":"hello","protocol":1,"session":"x"}"#, "a hello that is not the first message"),
     (String(repeating: "[", count: 100_000), "not an object"),
-    (#"{"type":"x","deep":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}",
-     "more than 512 deep"),
+    (
+      #"{"type":"x","deep":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}",
+      "more than 512 deep"
+    ),
   ]
 
   @Test func inv21_aLineThatIsNotAMessageIsAnsweredWithAnErrorAndClosedAndTheServerGoesOn() async throws {

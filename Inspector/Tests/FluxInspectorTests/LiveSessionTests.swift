@@ -23,7 +23,8 @@ struct LiveSessionTests {
       #expect(session["pid"] as? Int == 77)
       #expect(session["live"] as? Bool == true)
       #expect((session["stores"] as? [[String: Any]])?.map { $0["label"] as? String } == ["lists", "settings"])
-      let document = object(try await fetch("/live/session?session=\(session["id"] as? Int ?? 0)", port: server.port).body)
+      let document = object(
+        try await fetch("/live/session?session=\(session["id"] as? Int ?? 0)", port: server.port).body)
       let items = try #require(document["items"] as? [[String: Any]])
       #expect(items.map { $0["line"] as? Int } == [1, 2, 3])
       #expect(items.allSatisfy { ($0["raw"] as? String)?.contains("Milk") == true && $0["error"] == nil })
@@ -72,7 +73,8 @@ struct LiveSessionTests {
       app.line(420)
       app.line(5)  // already counted: ignored
       #expect(try await eventually { try await Self.lines(server, session: 1) == 421 })
-      let items = try #require(object(try await fetch("/live/session?session=1", port: server.port).body)["items"] as? [[String: Any]])
+      let items = try #require(
+        object(try await fetch("/live/session?session=1", port: server.port).body)["items"] as? [[String: Any]])
       let gaps = items.compactMap { $0["gap"] as? [String: Any] }
       #expect(gaps.map { $0["from"] as? Int } == [1, 414])
       #expect(gaps.map { $0["count"] as? Int } == [412, 6])
@@ -86,10 +88,13 @@ struct LiveSessionTests {
       let app = try FakeApp(port: server.appsPort)
       _ = await app.hello()
       app.send(#"{"type":"line","n":0,"line":{"store":"lists","outcome":"committed"}}"#)
-      app.send(#"{"type":"line","n":1,"line":{"store":"a","store":"b","time":"2026-11-23T03:07:49.123Z","outcome":"committed","action":1}}"#)
+      app.send(
+        #"{"type":"line","n":1,"line":{"store":"a","store":"b","time":"2026-11-23T03:07:49.123Z","outcome":"committed","action":1}}"#
+      )
       app.line(2)
       #expect(try await eventually { try await Self.lines(server, session: 1) == 3 })
-      let items = try #require(object(try await fetch("/live/session?session=1", port: server.port).body)["items"] as? [[String: Any]])
+      let items = try #require(
+        object(try await fetch("/live/session?session=1", port: server.port).body)["items"] as? [[String: Any]])
       #expect(items.count == 3)
       #expect(items[0]["error"] is String)
       #expect((items[1]["error"] as? String)?.contains("\"store\"") == true, "\(items[1])")

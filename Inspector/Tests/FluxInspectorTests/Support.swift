@@ -1,7 +1,8 @@
-@testable import FluxInspector
 import Foundation
 import NIOCore
 import Testing
+
+@testable import FluxInspector
 
 #if canImport(Glibc)
   import Glibc
@@ -473,7 +474,9 @@ final class FakeApp: @unchecked Sendable {
   func sendBytes(_ bytes: [UInt8]) {
     var done = 0
     while done < bytes.count {
-      let written = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL)) }
+      let written = bytes.withUnsafeBytes {
+        Glibc.send(socket, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
+      }
       if written <= 0 { return }
       done += written
     }

@@ -29,7 +29,9 @@ final class AppConnectionHandler: ChannelInboundHandler {
     }
     self.number = number
     handshake = context.eventLoop.assumeIsolated().scheduleTask(in: Self.helloLimit) { [self] in
-      if session == nil { end(context, "refused", reason: "no hello within \(Self.helloLimit.nanoseconds / 1_000_000_000) s") }
+      if session == nil {
+        end(context, "refused", reason: "no hello within \(Self.helloLimit.nanoseconds / 1_000_000_000) s")
+      }
     }
     context.fireChannelActive()
   }
@@ -85,7 +87,9 @@ final class AppConnectionHandler: ChannelInboundHandler {
         end(context, "error", reason: "a gap needs \"from\" and \"count\", whole numbers, count at least 1")
         return
       }
-      let reason = message.string("reason", limit: 32).flatMap { ["buffer", "paused", "disconnected"].contains($0) ? $0 : nil }
+      let reason = message.string("reason", limit: 32).flatMap {
+        ["buffer", "paused", "disconnected"].contains($0) ? $0 : nil
+      }
       hub.gap(session: session, connection: number, from: from, count: count, reason: reason ?? "other")
     case "stores":
       guard let stores = AppStore.list(message.value("stores")) else {
@@ -107,7 +111,8 @@ final class AppConnectionHandler: ChannelInboundHandler {
     case "hello":
       end(context, "refused", reason: "a hello that is not the first message")
     case "error":
-      hub.report("the app at \(address) closed its connection: \(message.string("message", limit: 4096) ?? "no reason")")
+      hub.report(
+        "the app at \(address) closed its connection: \(message.string("message", limit: 4096) ?? "no reason")")
       context.close(promise: nil)
     default:
       guard message.type.hasPrefix("x-") else {

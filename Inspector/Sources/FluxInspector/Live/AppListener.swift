@@ -51,7 +51,9 @@ final class AppListener: Sendable {
       return AppListener(hub: hub, group: group, channel: channel)
     } catch {
       try? await group.shutdownGracefully()
-      if let error = error as? IOError { throw InspectorServer.describe(error, host: host, port: port, option: "--apps-port") }
+      if let error = error as? IOError {
+        throw InspectorServer.describe(error, host: host, port: port, option: "--apps-port")
+      }
       throw InspectorServer.describe(address: error, host: host)
         ?? InspectorError("cannot listen for apps on \(host):\(port): \(error)")
     }

@@ -83,7 +83,8 @@ extension InspectorServer {
         var scanner = JSONScanner(body[...])
         fields = try scanner.topLevelObject()
       } catch {
-        return Self.text(error.message.replacingOccurrences(of: "a message", with: "the command"), type: plain, status: .badRequest)
+        return Self.text(
+          error.message.replacingOccurrences(of: "a message", with: "the command"), type: plain, status: .badRequest)
       }
       guard let token = fields["token"].flatMap({ $0.count <= 256 ? JSONScanner.string($0) : nil }), page.isToken(token)
       else {
@@ -124,7 +125,8 @@ struct LiveQuery {
       values[String(pair[0])] = Int(number)
     }
     for name in names where values[name] == nil {
-      throw InspectorError("\(name) is missing: ask for /live/events?session=K&from=E&version=V as /live/session gives them")
+      throw InspectorError(
+        "\(name) is missing: ask for /live/events?session=K&from=E&version=V as /live/session gives them")
     }
     self.values = values
   }

@@ -230,41 +230,21 @@ final class LiveHub: @unchecked Sendable {
   /// Sends `command` to its session's app, and returns the app's answer, or why there is none.
   func send(_ command: SteerCommand) async -> CommandOutcome {
     await withCheckedContinuation { continuation in
-      let sending: (channel: any Channel, message: String, id: Int)? = locked {
-        guard let session = session(command.session) else {
-          continuation.resume(returning: CommandOutcome(ok: false, text: "no such session"))
-          return nil
-        }
-        guard let connection = session.connection else {
-          continuation.resume(returning: CommandOutcome(ok: false, text: "the app is not connected"))
-          return nil
-        }
-        guard let store = session.store(command.store), store.steerable else {
-          let why =
-            session.store(command.store) == nil
-            ? "the app has no store \(command.store)" : "the store \(command.store) is read-only: the app does not let it be steered"
-          continuation.resume(returning: CommandOutcome(ok: false, text: why))
-          return nil
-        }
-        if let number = command.number, number >= session.next {
-          continuation.resume(returning: CommandOutcome(ok: false, text: "the app sent no line \(number) yet"))
-          return nil
-        }
-        guard session.pending.count < Self.pendingLimit else {
-          continuation.resume(returning: CommandOutcome(ok: false, text: "the app has \(Self.pendingLimit) commands to answer already"))
-          return nil
-        }
-        guard connection.channel.isWritable else {
-          continuation.resume(returning: CommandOutcome(ok: false, text: "the app reads no more: its connection is full"))
-          return nil
-        }
+      // Decided under the lock; the refusal is answered, or the command written, after it.
+      let decision: (channel: (any Channel)?, message: String, id: Int) = locked {
+        if let refusal = refusal(of: command) { return (nil, refusal, 0) }
+        let session = session(command.session)!
         let id = session.nextCommandID
         session.nextCommandID += 1
         session.pending[id] = PendingCommand(
           shown: command.shown(id: id), imported: command.importedLines, continuation: continuation)
-        return (connection.channel, command.message(id: id), id)
+        return (session.connection!.channel, command.message(id: id), id)
       }
-      guard let sending else { return }
+      guard let channel = decision.channel else {
+        continuation.resume(returning: CommandOutcome(ok: false, text: decision.message))
+        return
+      }
+      let sending = (channel: channel, message: decision.message, id: decision.id)
       var buffer = sending.channel.allocator.buffer(capacity: sending.message.utf8.count + 1)
       buffer.writeString(sending.message)
       buffer.writeInteger(UInt8(ascii: "\n"))
@@ -275,6 +255,22 @@ final class LiveHub: @unchecked Sendable {
         self.expire(session: sessionID, commandID: sending.id, after: timeout)
       }
     }
+  }
+
+  /// Why `command` cannot be sent now, or `nil` when it can. Under the lock.
+  private func refusal(of command: SteerCommand) -> String? {
+    guard let session = session(command.session) else { return "no such session" }
+    guard let connection = session.connection else { return "the app is not connected" }
+    guard let store = session.store(command.store) else { return "the app has no store \(command.store)" }
+    guard store.steerable else {
+      return "the store \(command.store) is read-only: the app does not let it be steered"
+    }
+    if let number = command.number, number >= session.next { return "the app sent no line \(number) yet" }
+    guard session.pending.count < Self.pendingLimit else {
+      return "the app has \(Self.pendingLimit) commands to answer already"
+    }
+    guard connection.channel.isWritable else { return "the app reads no more: its connection is full" }
+    return nil
   }
 
   /// Ends command `commandID` if it is still waiting: the app did not answer in time.

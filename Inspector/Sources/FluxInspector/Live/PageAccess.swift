@@ -25,7 +25,8 @@ struct PageAccess: Sendable {
   var html: String {
     InspectorPage.html.replacingOccurrences(
       of: "<link rel=\"stylesheet\" href=\"inspector.css\">",
-      with: "<meta name=\"flux-inspector-token\" content=\"\(token)\">\n<link rel=\"stylesheet\" href=\"inspector.css\">")
+      with:
+        "<meta name=\"flux-inspector-token\" content=\"\(token)\">\n<link rel=\"stylesheet\" href=\"inspector.css\">")
   }
 
   /// Why `request` may not send a command, before its body is read: `nil` when its `Origin` and
@@ -64,7 +65,9 @@ struct PageAccess: Sendable {
   /// A value from a request, in quotes, cut short if long, with no control characters.
   static func shown(_ value: String) -> String {
     let cut = value.count > 80 ? String(value.prefix(80)) + "…" : value
-    return "\"" + String(String.UnicodeScalarView(cut.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 })) + "\""
+    return "\""
+      + String(String.UnicodeScalarView(cut.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
+      + "\""
   }
 }
 
