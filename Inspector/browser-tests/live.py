@@ -3,6 +3,9 @@ protocol as FluxDevtools does), show as sessions, and are steered from the page.
 
 import http.server
 import json
+import os
+import signal
+import socket
 import socketserver
 import threading
 import time
@@ -303,6 +306,46 @@ class LiveTests:
         self.click_row(1)
         self.wait(lambda: 'add(title: "Big")' == self.text("detail-title"), self.text("detail-title"))
         check(self.driver.execute_script("return 1 + 1") == 2, "the page does not answer")
+
+    def test_live_a_log_file_is_shown_beside_the_apps(self):
+        server = self.serve(self.todo_log)
+        expected = len(self.lines_of(self.todo_log))
+        self.open(server.url)
+        self.wait(lambda: len(self.rows()) == expected, "the log's rows do not show")
+        self.groceries(server)
+        self.wait(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#session option")) == 2, "no app session")
+        choose = Select(self.driver.find_element(By.ID, "session"))
+        check(choose.options[0].text.endswith("(file)"), choose.options[0].text)
+        check(self.driver.find_element(By.ID, "steer").get_attribute("hidden") is not None, "a log file has controls")
+        choose.select_by_index(1)
+        self.wait(lambda: len(self.rows()) == 4 and self.text("status") == "app connected", self.row_texts())
+        check(self.driver.find_element(By.ID, "steer").is_displayed(), "the app has no controls")
+        Select(self.driver.find_element(By.ID, "session")).select_by_index(0)
+        self.wait(lambda: len(self.rows()) == expected, "back to the log, its rows do not show")
+        self.wait(lambda: self.driver.find_element(By.ID, "steer").get_attribute("hidden") is not None, "controls stay")
+
+    def test_live_an_inspector_killed_and_started_again_shows_the_app_that_reconnects(self):
+        ports = []
+        for _ in range(2):
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                ports.append(probe.getsockname()[1])
+        server = self.serve(None, port=ports[0], apps_port=ports[1])
+        app = self.groceries(server)
+        self.open_live(server, lines=4)
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait()
+        self.servers.remove(server)
+        self.wait(lambda: "server gone" in self.text("status"), f"the status reads {self.text('status')!r}")
+        app.close()
+        server = self.serve(None, port=ports[0], apps_port=ports[1])
+        again = FakeApp(server.apps, session=app.session)
+        again.n, again.items, again.next_id, again.own, again.states = app.n, app.items, app.next_id, app.own, app.states
+        self.apps.append(again)
+        check(again.connect()["have"] == 0, "a new inspector says it holds lines")
+        again.commit({"add": {"title": "After"}})
+        self.wait(lambda: self.text("status") == "app connected" and any("After" in text for text in self.row_texts()),
+                  f"after the restart the page shows {self.row_texts()} ({self.text('status')!r})", timeout=20)
 
     def test_live_the_controls_hold_at_800_1024_and_1400_px(self):
         server = self.serve(None)

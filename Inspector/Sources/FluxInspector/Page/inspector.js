@@ -1661,7 +1661,7 @@
   const SESSIONS_MS = 1000;          // how often the list of sessions is asked for
   const tokenElement = document.querySelector('meta[name="flux-inspector-token"]');
   const token = tokenElement ? tokenElement.getAttribute("content") : "";
-  let viewing = { kind: "file" };    // what is shown: the log file, or { kind: "app", id }
+  let viewing = { kind: "file" };    // what is shown: the log file, or { kind: "app", id, key } (key: the app's session id)
   let generation = 0;                // changes with each change of what is shown: late answers are dropped
   let current = null;                // the facts of the app session shown, as the server last sent them
   let sessionList = { file: null, sessions: [] };
@@ -2040,6 +2040,10 @@
     ui.session.value = viewing.kind === "file" ? "file" : "app:" + viewing.id;
   }
 
+  function appView(session) {
+    return { kind: "app", id: session.id, key: text(session.session) || "" };
+  }
+
   function pollSessions(first) {
     fetch("live/sessions", { cache: "no-store" })
       .then((response) => response.ok ? response.json() : null)
@@ -2051,10 +2055,10 @@
         };
         if (first) {
           if (sessionList.file !== null) show({ kind: "file" });
-          else if (sessionList.sessions.length) show({ kind: "app", id: sessionList.sessions[sessionList.sessions.length - 1].id });
+          else if (sessionList.sessions.length) show(appView(sessionList.sessions[sessionList.sessions.length - 1]));
           else waiting();
         } else if (viewing.kind === "none" && sessionList.sessions.length) {
-          show({ kind: "app", id: sessionList.sessions[sessionList.sessions.length - 1].id });
+          show(appView(sessionList.sessions[sessionList.sessions.length - 1]));
         }
         showSessions();
       }, () => {
@@ -2101,13 +2105,27 @@
   ui.session.addEventListener("change", () => {
     const value = ui.session.value;
     if (value === "file") show({ kind: "file" });
-    else if (value.startsWith("app:")) show({ kind: "app", id: Number(value.slice(4)) });
+    else if (value.startsWith("app:")) {
+      const id = Number(value.slice(4));
+      const session = sessionList.sessions.find((each) => each.id === id);
+      if (session) show(appView(session));
+    }
   });
 
-  function loadLive(message) {
+  // Loads the session shown. After the server was gone, the session is found again by the app's
+  // own session id: a server started anew numbers its sessions anew, as their apps reconnect.
+  function loadLive(message, afterGone) {
     const started = performance.now();
     const asked = generation;
-    fetch("live/session?session=" + viewing.id, { cache: "no-store" })
+    const found = afterGone
+      ? fetch("live/sessions", { cache: "no-store" }).then((response) => response.ok ? response.json() : null).then((list) => {
+        const session = isObject(list) && Array.isArray(list.sessions)
+          ? list.sessions.find((each) => isObject(each) && each.session === viewing.key && number(each.id) !== null) : undefined;
+        if (!session) throw new Error("the app has not reconnected yet");
+        viewing.id = session.id;
+      })
+      : Promise.resolve();
+    found.then(() => fetch("live/session?session=" + viewing.id, { cache: "no-store" }))
       .then((response) => response.ok ? response.json() : response.text().then((words) => { throw new Error(words); }))
       .then((document) => {
         if (asked !== generation) return;
@@ -2121,9 +2139,9 @@
         followLive();
       }, (error) => {
         if (asked !== generation) return;
-        problem("Cannot load the session: " + error.message);
+        if (connection !== "gone") problem("Cannot load the session: " + error.message);
         clearTimeout(retry);
-        retry = setTimeout(() => { if (asked === generation) loadLive(message); }, RETRY_MS);
+        retry = setTimeout(() => { if (asked === generation) loadLive(message, afterGone || connection === "gone"); }, RETRY_MS);
       });
   }
 
@@ -2195,7 +2213,7 @@
       connection = "gone";
       showStatus();
       clearTimeout(retry);
-      retry = setTimeout(() => { if (asked === generation) loadLive(null); }, RETRY_MS);
+      retry = setTimeout(() => { if (asked === generation) loadLive(null, true); }, RETRY_MS);
     });
   }
 
