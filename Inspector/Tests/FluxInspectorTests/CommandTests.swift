@@ -263,3 +263,21 @@ struct CommandAccessTests {
     }
   }
 }
+
+@Suite("Commands when an app reconnects")
+struct ReconnectCommandTests {
+  @Test func aCommandSentBeforeTheAppReconnectedEndsWhenItDoes() async throws {
+    try await withLiveServer { server in
+      let old = try FakeApp(port: server.appsPort, session: "one-process")
+      _ = await old.hello()
+      async let reply = command(
+        #""session":1,"store":"lists","command":"present""#, port: server.port, token: server.token)
+      _ = await old.readLine()
+      // The old connection seems open (half-open): the app reconnects on a new one.
+      let new = try FakeApp(port: server.appsPort, session: "one-process")
+      #expect(await new.hello().contains("welcome"))
+      #expect(object(try await reply.body)["error"] as? String == "the app reconnected before it answered")
+      #expect(await old.isClosed())
+    }
+  }
+}

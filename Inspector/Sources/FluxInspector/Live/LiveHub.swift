@@ -80,6 +80,7 @@ final class LiveHub: @unchecked Sendable {
   }
 
   static let disconnected = "the app disconnected before it answered"
+  static let reconnected = "the app reconnected before it answered"
 
   /// What the inspector answers a `hello`: the session and how many of its lines it holds, or why
   /// it refuses.
@@ -126,9 +127,15 @@ final class LiveHub: @unchecked Sendable {
     let platform = message.string("platform") ?? ""
     let pid = message.number("pid") ?? 0
     let stores = AppStore.list(message.value("stores")) ?? []
-    let (greeting, replaced): (Greeting, AppConnection?) = locked {
+    let (greeting, replaced, waiting): (Greeting, AppConnection?, [PendingCommand]) = locked {
       if let session = sessions.first(where: { $0.key == key }) {
         let replaced = session.connection
+        // Commands sent on the connection it replaces are answered there or not at all.
+        let waiting = session.pending.sorted { $0.key < $1.key }.map(\.value)
+        session.pending = [:]
+        for command in waiting {
+          session.append(Self.commandItem(command.shown, ok: false, text: Self.reconnected))
+        }
         session.connection = connection
         session.app = app
         session.pid = pid
@@ -136,11 +143,11 @@ final class LiveHub: @unchecked Sendable {
         session.stores = stores
         session.since = Self.now()
         session.version += 1
-        return (.welcome(session: session.id, have: session.next), replaced)
+        return (.welcome(session: session.id, have: session.next), replaced, waiting)
       }
       if sessions.count >= Self.sessionLimit {
         guard let gone = sessions.firstIndex(where: { !$0.isLive }) else {
-          return (.refused("the inspector holds \(Self.sessionLimit) connected apps already"), nil)
+          return (.refused("the inspector holds \(Self.sessionLimit) connected apps already"), nil, [])
         }
         sessions.remove(at: gone)
       }
@@ -149,7 +156,10 @@ final class LiveHub: @unchecked Sendable {
       nextSessionID += 1
       session.connection = connection
       sessions.append(session)
-      return (.welcome(session: session.id, have: 0), nil)
+      return (.welcome(session: session.id, have: 0), nil, [])
+    }
+    for command in waiting {
+      command.continuation.resume(returning: CommandOutcome(ok: false, text: Self.reconnected))
     }
     // A reconnect while the old connection still seemed open (half-open): the old one goes.
     _ = replaced?.channel.close()
