@@ -15,15 +15,18 @@ import ServiceLifecycle
 #endif
 
 /// The inspector's web server: the page, its script and style, the log, and the log's new lines
-/// as they are written.
+/// as they are written; and, on a port of their own, the running apps that connect to it (see
+/// ``serve(handleSignals:onListening:)``), whose sessions it shows and whose stores its page
+/// steers.
 ///
 /// ```swift
 /// let server = InspectorServer(logPath: "session.jsonl")
 /// try await server.run { address in print("Flux Inspector: \(address)") }
 /// ```
 ///
-/// It answers `GET` on these paths, and nothing else (any other is 404, whatever
-/// `..`, `%2e` or absolute path it holds: no path reaches the file system):
+/// It answers `GET` on these paths, the live sessions' paths and `POST /command` (see
+/// `addLiveRoutes`), and nothing else (any other is 404, whatever `..`, `%2e` or absolute path
+/// it holds: no path reaches the file system):
 ///
 /// - `/`: the page; `/inspector.js` and `/inspector.css`: its script and style;
 /// - `/log`: the log as ``LogDocument`` writes it, with what was written since the last request;
@@ -36,8 +39,10 @@ import ServiceLifecycle
 ///
 /// It answers only requests for its own address (`Host: 127.0.0.1:PORT` or `localhost:PORT`, or
 /// the address it listens on), so that no other site's page can read the log through a name
-/// that resolves to this machine; any other is refused with 403. Its file work runs on threads of
-/// its own, never on those that answer requests (rule 21).
+/// that resolves to this machine; any other is refused with 403. A command that changes a
+/// running app is taken from its own page only (`PageAccess`). Its file work runs on threads of
+/// its own, and the apps are read on threads of their own, never on those that answer requests
+/// (rule 21).
 public struct InspectorServer: Sendable {
   /// The log to serve, if any: shown as a read-only session beside the apps' live ones.
   public let logPath: String?
