@@ -43,6 +43,48 @@ struct RecursiveLockTests {
     #expect(guarded.mostInside == 1)
   }
 
+  #if os(Linux)
+    @Test(
+      "Threads that outnumber the cores take turns without a convoy: a lock given back while others sleep may be taken by a running thread, so most takings put no thread to sleep"
+    )
+    func contendedLockDoesNotConvoy() {
+      // The holder sometimes lets other threads run while it holds the lock, so that they go to
+      // sleep waiting for it. A lock that hands itself to a sleeper when it is given back makes
+      // each later taking wait for a sleeping thread to be scheduled (a convoy): nearly every
+      // taking then costs a thread a sleep, a voluntary context switch, and a send thousands of
+      // times its uncontended cost. The kernel counts those switches for each thread.
+      final class Takings: @unchecked Sendable {
+        let lock = RecursiveLock()
+        // Guarded by `lock`.
+        var count = 0
+        // Guarded by `lock`: the voluntary context switches of the threads, summed as each ends.
+        var sleeps = 0
+      }
+      let takings = Takings()
+      let threads = 8
+      let iterations = 2_000
+      runOnThreads(threads) { _ in
+        let before = voluntaryContextSwitches()
+        for iteration in 0..<iterations {
+          takings.lock.lock()
+          takings.count += 1
+          if iteration % 100 == 0 { sched_yield() }
+          takings.lock.unlock()
+        }
+        let sleeps = voluntaryContextSwitches() - before
+        takings.lock.lock()
+        takings.sleeps += sleeps
+        takings.lock.unlock()
+      }
+      takings.lock.lock()
+      defer { takings.lock.unlock() }
+      #expect(takings.count == threads * iterations)
+      #expect(
+        takings.sleeps < takings.count / 4,
+        "\(takings.sleeps) sleeps in \(takings.count) takings: the lock is handed from sleeper to sleeper")
+    }
+  #endif
+
   @Test("A thread that waits gets the lock once every hold of the holder is given back")
   func waiterAfterEveryHold() {
     let guarded = Guarded()
@@ -112,6 +154,15 @@ struct RecursiveLockTests {
     #expect(freedWhileHeld.value == false)
   }
 }
+
+#if os(Linux)
+  /// The voluntary context switches of the calling thread so far: how many times it slept.
+  private func voluntaryContextSwitches() -> Int {
+    var usage = rusage()
+    getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD
+    return usage.ru_nvcsw
+  }
+#endif
 
 /// Runs `body` on a new thread (never the caller's, as `DispatchQueue.sync` may) and returns
 /// its result.

@@ -42,6 +42,30 @@ struct DeadlockMessageTests {
       #expect(!message.contains("Recursive call to lock Mutex"), "\(message)")
     }
 
+    @Test("inv3: observers on three threads that send around a ring of sinks stop with a message naming the deadlock")
+    func inv3_ringOfThreeSendsStopsWithAMessageThatNamesTheDeadlock() async {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        let sinks = [Sink<Int>(), Sink<Int>(), Sink<Int>()]
+        let allDelivering = DispatchGroup()
+        for _ in sinks { allDelivering.enter() }
+        let keep = sinks.indices.map { index in
+          sinks[index].signal.observe { value in
+            guard value == 1 else { return }
+            allDelivering.leave()
+            allDelivering.wait()
+            sinks[(index + 1) % sinks.count].send(value: 2)
+          }
+        }
+        for sink in sinks { Thread { sink.send(value: 1) }.start() }
+        sleep(30)
+        withExtendedLifetime(keep) {}
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("Flux: deadlock:"), "\(message)")
+      #expect(message.contains("2 other threads"), "\(message)")
+      #expect(!message.contains("Recursive call to lock Mutex"), "\(message)")
+    }
+
     @Test("inv3: modify bodies on two threads that set each other's variables stop with a message naming the deadlock")
     func inv3_crossedModifyBodiesStopWithAMessageThatNamesTheDeadlock() async {
       let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

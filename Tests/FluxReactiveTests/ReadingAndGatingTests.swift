@@ -354,3 +354,45 @@ struct MainThreadReentrancyTests {
     observation.dispose()
   }
 }
+
+/// Each way of touching a variable from inside its own `modify` body, for a value in a word and
+/// a value behind the value lock: every one stops with Flux's message, none deadlocks.
+@Suite("Touching a variable inside its own modify body")
+struct TouchInsideModifyTests {
+  enum Touch: String, Codable, Sendable, CaseIterable {
+    case read, set, changeInPlace, observe, stream, readConstant, modifyAgain
+  }
+
+  @Test(
+    "inv5: every touch of a variable inside its own modify body stops with the Flux message", arguments: Touch.allCases)
+  func inv5_touchInsideModifyStopsWithMessage(touch: Touch) async {
+    for wordSized in [true, false] {
+      let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        [touch = touch as Touch, wordSized = wordSized as Bool] in
+        if wordSized {
+          let variable = Variable(0)
+          variable.modify { _ in TouchInsideModifyTests.apply(touch, to: variable, newValue: 1) }
+        } else {
+          let variable = Variable("a")
+          variable.modify { _ in TouchInsideModifyTests.apply(touch, to: variable, newValue: "b") }
+        }
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(message.contains("Flux: a Variable was"), "\(touch), \(wordSized ? "word" : "locked"): \(message)")
+    }
+  }
+
+  static func apply<Value: Sendable>(_ touch: Touch, to variable: Variable<Value>, newValue: Value) {
+    switch touch {
+    case .read: _ = variable.value
+    case .set: variable.value = newValue
+    case .changeInPlace:
+      var other = newValue
+      swap(&variable.value, &other)
+    case .observe: _ = variable.signal.observe { _ in }
+    case .stream: _ = variable.values
+    case .readConstant: _ = variable.constant.value
+    case .modifyAgain: variable.modify { $0 = newValue }
+    }
+  }
+}

@@ -10,7 +10,7 @@
   #error("Flux needs a platform lock: Darwin, Glibc, Musl or Bionic.")
 #endif
 
-#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE && compiler(>=6.3)
+#if os(Linux) && (arch(x86_64) || arch(arm64)) && canImport(Synchronization) && !FLUX_PORTABLE && compiler(>=6.3)
   import Synchronization
 #endif
 
@@ -94,39 +94,44 @@ package final class Lock: @unchecked Sendable {
   }
 }
 
-#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE && compiler(>=6.3)
-  /// A lock that the thread holding it may take again: on Linux, a futex lock (the one under
-  /// `Synchronization.Mutex`) with the id of the thread that holds it and a count of its extra
-  /// holds beside it.
+#if os(Linux) && (arch(x86_64) || arch(arm64)) && canImport(Synchronization) && !FLUX_PORTABLE && compiler(>=6.3)
+  /// A lock that the thread holding it may take again: on Linux, a futex lock word with the id
+  /// of the thread that holds it and a count of its extra holds beside it.
   ///
   /// Flux uses it where user code runs while the lock is held (a sink's delivery), so that the
   /// same thread can come back in; what a reentrant call then does is decided explicitly by the
   /// owner of the lock (queue, never nest), not by the lock.
   ///
-  /// Taken and given back without a call: a compare-and-exchange each way when nobody waits,
-  /// about a tenth of the instructions of a recursive `pthread_mutex_t` (the benchmarks' W1–W6).
+  /// Taken and given back without a call: a compare-and-exchange to take it and an exchange to
+  /// give it back when nobody waits, about a tenth of the instructions of a recursive
+  /// `pthread_mutex_t` (the benchmarks' W1–W6).
+  ///
+  /// The word is 0 (free), 1 (held) or 2 (held, and a thread may sleep waiting for it), as in
+  /// Drepper's "Futexes Are Tricky". Given back, the word goes to 0 and one sleeper is woken to
+  /// compete for it: a running thread may take it first. That is what keeps it fast when more
+  /// threads than cores send into one sink. A lock that hands itself to a sleeper instead (the
+  /// priority-inheritance futex under Swift 6.3's `Synchronization.Mutex`) makes each taking wait
+  /// for that sleeper to be scheduled: a convoy, one context switch per send, thousands of times
+  /// slower (`RecursiveLockTests`).
   ///
   /// Why `owner` tells a thread whether it holds the lock, with a relaxed load: only the thread
-  /// that holds `mutex` writes `owner`, its own id just after taking `mutex` and 0 just before
+  /// that holds the word writes `owner`, its own id just after taking the word and 0 just before
   /// giving it back. A thread always reads its own last write, and no other thread ever writes
   /// its id; so it reads its id exactly while it holds the lock, and something else (0, or
   /// whichever id another holder wrote, stale or not) while it does not. `depth` is touched only
-  /// by the thread that holds the lock, so `mutex` hands it from holder to holder.
+  /// by the thread that holds the lock, so the word's acquire and release hand it from holder to
+  /// holder (the thread sanitizer sees them too: the word is an atomic it watches).
   ///
-  /// `owner`'s release store of 0 before `mutex` is given back and its acquire load after `mutex`
-  /// is taken add nothing on x86-64 (plain moves) and let the thread sanitizer see that a holder's
-  /// writes happen before the next holder's reads: a contended hand-off goes through the kernel,
-  /// which it does not see. (An atomic load with acquire ordering is never dropped by the
-  /// optimizer, used or not.)
-  ///
-  /// Only where it was checked: Linux, with Swift 6.3 or later (`_MutexHandle.unsafeLock()`);
-  /// elsewhere, and with `FLUX_PORTABLE`, the recursive `pthread_mutex_t` below.
-  // `@unchecked Sendable`: `mutex` and `owner` are atomic, and `depth` is touched only by the
-  // thread that holds `mutex` (see above).
+  /// Only where it was checked: Linux on x86-64 and arm64, with Swift 6.3 or later; elsewhere,
+  /// and with `FLUX_PORTABLE`, the recursive `pthread_mutex_t` below.
+  // `@unchecked Sendable`: `word` points to an atomic and `owner` is one, both constant
+  // references; `depth` is touched only by the thread that holds the word (see above).
   @usableFromInline
   package final class RecursiveLock: @unchecked Sendable {
+    /// The lock word: 0 free, 1 held, 2 held with a thread that may sleep on it. Allocated once,
+    /// never moved: the futex calls name it by its address.
     @usableFromInline
-    let mutex = _MutexHandle()
+    let word: UnsafeMutablePointer<Atomic<UInt32>>
     /// The id (`pthread_self`) of the thread holding the lock, or 0.
     @usableFromInline
     let owner = Atomic<UInt>(0)
@@ -135,10 +140,15 @@ package final class Lock: @unchecked Sendable {
     @exclusivity(unchecked) var depth = 0
 
     /// Creates an unlocked recursive lock.
-    package init() {}
+    package init() {
+      word = .allocate(capacity: 1)
+      word.initialize(to: Atomic(0))
+    }
 
     deinit {
       assert(owner.load(ordering: .relaxed) == 0, "Flux: a lock was destroyed while held.")
+      word.deinitialize(count: 1)
+      word.deallocate()
     }
 
     /// The calling thread's id, never 0.
@@ -147,10 +157,9 @@ package final class Lock: @unchecked Sendable {
 
     /// Acquires the lock, or takes it once more if this thread holds it already.
     ///
-    /// A thread that must wait for another holder says so first (``LockWaits``), so that two
-    /// threads that each wait for a lock the other holds stop with a message that names the
-    /// deadlock, instead of waiting forever or stopping with the kernel's "Recursive call to lock
-    /// Mutex".
+    /// A thread that must sleep until another holder gives it back says so first
+    /// (``LockWaits``), so that two threads that each wait for a lock the other holds stop with a
+    /// message that names the deadlock, instead of waiting forever.
     @inlinable
     package func lock() {
       let thread = Self.currentThread
@@ -160,21 +169,35 @@ package final class Lock: @unchecked Sendable {
         return
       }
       // Free as far as `owner` tells: one compare-and-exchange. Held, or taken between the two
-      // loads: wait, said first.
-      if _slowPath(holder != 0 || !mutex.unsafeTryLock()) { return lockWaiting(thread) }
-      _ = owner.load(ordering: .acquiring)  // the last holder's release: see the type's comment
+      // loads: wait.
+      if _slowPath(holder != 0 || !takeFreeWord()) { return lockWaiting(thread) }
       owner.store(thread, ordering: .relaxed)
     }
 
-    /// Takes the lock that another thread holds (or held a moment ago): registers the wait,
-    /// stops with a message if it closes a cycle of waits, then blocks until the lock is free.
+    /// Takes the word from 0 (free) to 1 (held); `false` if it is held.
+    @inlinable
+    func takeFreeWord() -> Bool {
+      word.pointee.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged
+    }
+
+    /// Takes the lock that another thread holds (or held a moment ago): tries for a moment, as
+    /// most holds are short; then registers the wait, stops with a message if it closes a cycle
+    /// of waits, and sleeps until the lock is free.
     @usableFromInline
     @inline(never)
     func lockWaiting(_ thread: UInt) {
+      for _ in 0..<100 {
+        if word.pointee.load(ordering: .relaxed) == 0 && takeFreeWord() {
+          owner.store(thread, ordering: .relaxed)
+          return
+        }
+      }
       LockWaits.shared.willWait(thread, for: self)
-      mutex.unsafeLock()
+      // Marked 2 while anyone may sleep, so that the holder wakes a sleeper when it gives it back.
+      while word.pointee.exchange(2, ordering: .acquiring) != 0 {
+        Futex.wait(on: UnsafeMutableRawPointer(word), whileItHolds: 2)
+      }
       LockWaits.shared.didWait(thread)
-      _ = owner.load(ordering: .acquiring)
       owner.store(thread, ordering: .relaxed)
     }
 
@@ -189,7 +212,15 @@ package final class Lock: @unchecked Sendable {
         return
       }
       owner.store(0, ordering: .releasing)
-      mutex.unsafeUnlock()
+      if _slowPath(word.pointee.exchange(0, ordering: .releasing) == 2) { wakeOne() }
+    }
+
+    /// Wakes one thread that sleeps waiting for the lock, just given back. The caller holds a
+    /// reference to this lock, so its word is still there.
+    @usableFromInline
+    @inline(never)
+    func wakeOne() {
+      Futex.wake(UnsafeMutableRawPointer(word))
     }
 
     /// Takes the lock if it is free or this thread holds it already; `false`, without waiting,
@@ -201,15 +232,14 @@ package final class Lock: @unchecked Sendable {
         depth &+= 1
         return true
       }
-      guard mutex.unsafeTryLock() else { return false }
-      _ = owner.load(ordering: .acquiring)
+      guard takeFreeWord() else { return false }
       owner.store(thread, ordering: .relaxed)
       return true
     }
   }
 #else
   /// A lock that the thread holding it may take again: a recursive `pthread_mutex_t` (on Darwin,
-  /// with `FLUX_PORTABLE`, and before Swift 6.3).
+  /// on Linux with `FLUX_PORTABLE`, before Swift 6.3 or on other processors).
   ///
   /// Flux uses it where user code runs while the lock is held (a sink's delivery), so that the
   /// same thread can come back in; what a reentrant call then does is decided explicitly by the

@@ -1,4 +1,4 @@
-#if os(Linux) && canImport(Synchronization) && !FLUX_PORTABLE && compiler(>=6.3)
+#if os(Linux) && (arch(x86_64) || arch(arm64)) && canImport(Synchronization) && !FLUX_PORTABLE && compiler(>=6.3)
   import Glibc
 
   /// The threads that wait for a ``RecursiveLock`` held by another thread, and which lock each
@@ -6,9 +6,8 @@
   /// cycle (two threads, each waiting for a lock the other holds) stops the program with a
   /// message that names it.
   ///
-  /// Without this, the kernel finds the cycle itself (the lock is a priority-inheritance futex)
-  /// and the standard library stops with "Recursive call to lock Mutex", which is not what
-  /// happened. The usual cause is rule 3's deadlock: observers on two threads that send into each
+  /// Without this, the threads of the cycle would sleep forever, with nothing to say why. The
+  /// usual cause is rule 3's deadlock: observers on two threads that send into each
   /// other's sinks, or set each other's variables, while their own delivery runs.
   ///
   /// Why the last thread to close a cycle always sees it: a thread registers here, under `lock`,

@@ -20,3 +20,12 @@ func isCurrentThread(_ thread: pthread_t) -> Bool {
 func yieldThread() {
   sched_yield()
 }
+
+#if os(Linux)
+  /// The voluntary context switches of the calling thread so far: how many times it slept.
+  func voluntaryContextSwitches() -> Int {
+    var usage = rusage()
+    getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD
+    return usage.ru_nvcsw
+  }
+#endif
