@@ -2121,7 +2121,11 @@
       ? fetch("live/sessions", { cache: "no-store" }).then((response) => response.ok ? response.json() : null).then((list) => {
         const session = isObject(list) && Array.isArray(list.sessions)
           ? list.sessions.find((each) => isObject(each) && each.session === viewing.key && number(each.id) !== null) : undefined;
-        if (!session) throw new Error("the app has not reconnected yet");
+        if (!session) {
+          ui.status.textContent = "waiting for the app to reconnect";
+          ui.status.classList.remove("live", "idle", "gone");
+          throw new Error("the app has not reconnected yet");
+        }
         viewing.id = session.id;
       })
       : Promise.resolve();
@@ -2139,9 +2143,12 @@
         followLive();
       }, (error) => {
         if (asked !== generation) return;
-        if (connection !== "gone") problem("Cannot load the session: " + error.message);
+        if (connection === "gone" && afterGone && error.message === "the app has not reconnected yet") connection = "waiting";
+        if (connection !== "gone" && connection !== "waiting") problem("Cannot load the session: " + error.message);
         clearTimeout(retry);
-        retry = setTimeout(() => { if (asked === generation) loadLive(message, afterGone || connection === "gone"); }, RETRY_MS);
+        retry = setTimeout(() => {
+          if (asked === generation) loadLive(message, afterGone || connection === "gone" || connection === "waiting");
+        }, RETRY_MS);
       });
   }
 
