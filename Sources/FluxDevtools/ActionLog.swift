@@ -51,6 +51,9 @@ public final class ActionLog: Sendable {
   nonisolated(unsafe) private var turns = Turns()
   /// Writes the lines that are ready once the thread that wrote before them has written its own.
   private let writer = DispatchQueue(label: "FluxDevtools.ActionLog")
+  /// The commits that commands of an inspector wait for, for the log of an ``InspectorConnection``:
+  /// their lines say what they were (`"steered"`).
+  let marks: SteeringMarks?
 
   /// Creates a log that writes to `output`.
   ///
@@ -58,6 +61,7 @@ public final class ActionLog: Sendable {
   public init(output: ActionLogOutput) {
     self.output = output
     self.fields = []
+    self.marks = nil
   }
 
   /// Creates a log that writes to `output`, with the optional `fields` on each line.
@@ -72,6 +76,15 @@ public final class ActionLog: Sendable {
   public init(output: ActionLogOutput, fields: Fields) {
     self.output = output
     self.fields = fields
+    self.marks = nil
+  }
+
+  /// Creates the log of an ``InspectorConnection``, whose lines of commits that a command of the
+  /// inspector caused say so.
+  init(output: ActionLogOutput, fields: Fields, marks: SteeringMarks) {
+    self.output = output
+    self.fields = fields
+    self.marks = marks
   }
 
   /// A middleware that writes the actions of one store to this log, under `label`.
@@ -132,10 +145,11 @@ public final class ActionLog: Sendable {
   /// written after the current one.
   ///
   /// `state`: the snapshot to write, for a committed line of a middleware made with snapshots;
-  /// `trace`: the action's trace, if its store made one and this log reads it.
+  /// `trace`: the action's trace, if its store made one and this log reads it; `steered`: the
+  /// command of an inspector that caused the commit, if one did.
   func append<Action: Encodable>(
     label: String, outcome: ActionOutcome, duration: UInt64?, action: Action, state: (any Encodable)? = nil,
-    trace: ActionTrace? = nil
+    trace: ActionTrace? = nil, steered: String? = nil
   ) {
     let (turn, date) = lock.withLock { (turns.take(), Date()) }
     var line = ActionLogLine(
@@ -145,6 +159,7 @@ public final class ActionLog: Sendable {
     line.sequence = sequence
     if let trace { line.trace(trace, fields: fields, outcome: outcome) }
     line.state = state.map(EncodedState.init)
+    line.steered = steered
     let text: String
     do {
       text = try line.encoded()

@@ -258,7 +258,7 @@ private struct Nesting {
 extension Recording.Entry {
   /// The key of the one-key object at `path` in `json`, if the value there is one: how a
   /// synthesized `Codable` enum writes a case.
-  fileprivate static func onlyKey(in json: Data, at path: [any CodingKey]) -> String? {
+  static func onlyKey(in json: Data, at path: [any CodingKey]) -> String? {
     var value = try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
     for key in path {
       if let index = key.intValue, let array = value as? [Any] {

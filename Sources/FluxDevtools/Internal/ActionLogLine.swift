@@ -16,6 +16,9 @@ struct ActionLogLine<Action: Encodable>: Encodable {
   var holds: [HoldField]?
   var cancelledBy: String?
   var dispatch: String?
+  /// The command of an inspector that caused the commit: `jump`, `present`, `skip`, `unskip`,
+  /// `import` or `dispatch` (see ``InspectorConnection``).
+  var steered: String?
 
   init(store: String, time: String, outcome: ActionOutcome, durationNanoseconds: UInt64?, action: Action) {
     self.store = store

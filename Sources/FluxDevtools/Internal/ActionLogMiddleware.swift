@@ -21,13 +21,15 @@ struct ActionLogMiddleware<State: FluxCore.State>: Middleware where State.Action
     let duration = clock.stop()
     log.append(
       label: label, outcome: .committed, duration: duration, action: action, state: snapshots?.take(state),
-      trace: log.readsTraces ? ActionTrace.current(for: state) : nil)
+      trace: log.readsTraces ? ActionTrace.current(for: state) : nil,
+      steered: log.marks?.claim(label: label, action: action))
   }
 
   func didCancel(action: State.Action, state: State) {
     log.append(
       label: label, outcome: .cancelled, duration: nil, action: action,
-      trace: log.readsTraces ? ActionTrace.current(for: state) : nil)
+      trace: log.readsTraces ? ActionTrace.current(for: state) : nil,
+      steered: log.marks?.claim(label: label, action: action, committed: false))
   }
 }
 
