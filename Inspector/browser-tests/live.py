@@ -346,6 +346,12 @@ class LiveTests:
         again.commit({"add": {"title": "After"}})
         self.wait(lambda: self.text("status") == "app connected" and any("After" in text for text in self.row_texts()),
                   f"after the restart the page shows {self.row_texts()} ({self.text('status')!r})", timeout=20)
+        # The page, loaded before the restart, steers the app through the inspector started again.
+        self.click_text('"After"')
+        self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, ".steer-skip"), "no Skip button")
+        self.driver.find_element(By.CSS_SELECTOR, ".steer-skip").click()
+        check(wait_until(lambda: again.titles() == ["Milk", "Bread", "Eggs"]),
+              f"after the skip the app holds {again.titles()} (the page: {self.steer_result()!r})")
 
     def test_live_the_controls_hold_at_800_1024_and_1400_px(self):
         server = self.serve(None)

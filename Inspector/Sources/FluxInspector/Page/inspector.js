@@ -1659,8 +1659,7 @@
 
   const LIVE_ENTRY_LIMIT = 150000;  // a session longer than this in the page is loaded anew (the server keeps 100,000)
   const SESSIONS_MS = 1000;          // how often the list of sessions is asked for
-  const tokenElement = document.querySelector('meta[name="flux-inspector-token"]');
-  const token = tokenElement ? tokenElement.getAttribute("content") : "";
+  let token = tokenOf(document);
   let viewing = { kind: "file" };    // what is shown: the log file, or { kind: "app", id, key } (key: the app's session id)
   let generation = 0;                // changes with each change of what is shown: late answers are dropped
   let current = null;                // the facts of the app session shown, as the server last sent them
@@ -1907,19 +1906,45 @@
     ui.steerResult.textContent = (ok ? "✓ " : "✗ ") + message;
   }
 
+  function tokenOf(page) {
+    const element = page.querySelector('meta[name="flux-inspector-token"]');
+    return element ? element.getAttribute("content") || "" : "";
+  }
+
+  // The token of the server's run now: a server started again since this page was loaded has
+  // another. Read from the page it serves, parsed as an inert document (nothing in it runs).
+  function currentToken() {
+    return fetch("./", { cache: "no-store" })
+      .then((response) => response.ok ? response.text() : "")
+      .then((page) => tokenOf(new DOMParser().parseFromString(page, "text/html")), () => "");
+  }
+
   // Sends a command for the session shown; `body` is its JSON text without the token and the
-  // session, or an object. Calls `done` with the app's answer.
+  // session, or an object. Calls `done` with the app's answer. Refused for a token of an earlier
+  // run of the server, it is sent once more with the token of this one.
   function steer(fields, rawTail, done) {
     if (viewing.kind !== "app") return;
-    const head = { token, session: viewing.id, store: fields.store, command: fields.command };
-    if (fields.to !== undefined) head.to = fields.to;
-    if (fields.at !== undefined) head.at = fields.at;
-    let body = JSON.stringify(head);
-    if (rawTail) body = body.slice(0, -1) + "," + rawTail + "}";
+    const session = viewing.id;
+    function body() {
+      const head = { token, session, store: fields.store, command: fields.command };
+      if (fields.to !== undefined) head.to = fields.to;
+      if (fields.at !== undefined) head.at = fields.at;
+      const text = JSON.stringify(head);
+      return rawTail ? text.slice(0, -1) + "," + rawTail + "}" : text;
+    }
+    function send() {
+      return fetch("command", { method: "POST", headers: { "Content-Type": "application/json" }, body: body(), cache: "no-store" });
+    }
     const asked = generation;
     ui.steerResult.className = "steer-result";
     ui.steerResult.textContent = "Sending " + describeCommand(Object.assign({}, fields, { lines: fields.count })) + "…";
-    fetch("command", { method: "POST", headers: { "Content-Type": "application/json" }, body, cache: "no-store" })
+    const sent = token;
+    send()
+      .then((response) => response.status !== 403 ? response : currentToken().then((fresh) => {
+        if (!fresh || fresh === sent) return response;
+        token = fresh;
+        return send();
+      }))
       .then((response) => response.headers.get("Content-Type") === "application/json"
         ? response.json() : response.text().then((words) => ({ ok: false, error: words || "the server answered " + response.status })))
       .then((answer) => {
