@@ -59,6 +59,8 @@ public struct InspectorServer: Sendable {
   let pollInterval: Duration
   /// How long a command waits for the app's answer.
   let commandTimeout: TimeAmount
+  /// How long the inspector sends nothing to an app before it sends a `ping`.
+  let pingInterval: TimeAmount
   /// Says a line in the server's output: a refused command or app.
   let report: @Sendable (String) -> Void
 
@@ -92,7 +94,7 @@ public struct InspectorServer: Sendable {
 
   init(
     logPath: String?, host: String, port: Int, appsPort: Int = 0, listenAddress: String? = nil,
-    pollInterval: Duration, commandTimeout: TimeAmount = .seconds(15),
+    pollInterval: Duration, commandTimeout: TimeAmount = .seconds(15), pingInterval: TimeAmount = .seconds(5),
     report: @escaping @Sendable (String) -> Void = ServerOutput.standardError
   ) {
     precondition((0...65535).contains(port), "InspectorServer: the port \(port) is not from 0 to 65535")
@@ -104,6 +106,7 @@ public struct InspectorServer: Sendable {
     self.listenAddress = listenAddress
     self.pollInterval = pollInterval
     self.commandTimeout = commandTimeout
+    self.pingInterval = pingInterval
     self.report = report
   }
 
@@ -152,7 +155,8 @@ public struct InspectorServer: Sendable {
     let pairingCode = listenAddress.map { _ in Pairing.newCode() }
     let hub = LiveHub(pairingCode: pairingCode, commandTimeout: commandTimeout, report: report)
     let appsHost = listenAddress ?? "127.0.0.1"
-    let listener = try await AppListener.start(host: appsHost, port: appsPort, hub: hub)
+    let listener = try await AppListener.start(
+      host: appsHost, port: appsPort, pingInterval: pingInterval, hub: hub)
     let appsAddress = Pairing.shownAddress(appsHost, port: listener.port)
     var logger = Logger(label: "flux-inspector")
     logger.logLevel = .critical

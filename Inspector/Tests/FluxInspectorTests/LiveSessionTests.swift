@@ -31,6 +31,29 @@ struct LiveSessionTests {
     }
   }
 
+  @Test func anAppBusySendingItsLinesHearsAPingWhenTheInspectorSentItNothing() async throws {
+    try await withLiveServer(pingInterval: .milliseconds(300)) { server in
+      let app = try FakeApp(port: server.appsPort)
+      app.skipsPings = false
+      #expect(await app.hello() == #"{"type":"welcome","protocol":1,"have":0}"#)
+      // The app is never silent, so it sends no ping of its own: only the inspector's keep the
+      // app from taking its connection for half-open.
+      let sender = Task {
+        for n in 0..<1000 where !Task.isCancelled {
+          app.line(n)
+          try await Task.sleep(for: .milliseconds(50))
+        }
+      }
+      defer { sender.cancel() }
+      #expect(await app.readLine() == #"{"type":"ping"}"#)
+      #expect(await app.readLine() == #"{"type":"ping"}"#)
+      app.send(#"{"type":"pong"}"#)
+      app.send(#"{"type":"ping"}"#)
+      app.skipsPings = true
+      #expect(await app.readLine() == #"{"type":"pong"}"#)
+    }
+  }
+
   @Test func aReconnectContinuesItsSessionFromTheLinesTheInspectorHas() async throws {
     try await withLiveServer { server in
       let first = try FakeApp(port: server.appsPort, session: "the-same-process")

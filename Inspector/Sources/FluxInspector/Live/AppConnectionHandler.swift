@@ -131,9 +131,14 @@ final class AppConnectionHandler: ChannelInboundHandler {
   }
 
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-    if let event = event as? IdleStateHandler.IdleStateEvent, event == .read {
-      // Nothing for 15 s, not even a ping: the app is gone, or its connection is half-open.
-      context.close(promise: nil)
+    if let event = event as? IdleStateHandler.IdleStateEvent {
+      if event == .read {
+        // Nothing for 15 s, not even a ping: the app is gone, or its connection is half-open.
+        context.close(promise: nil)
+      } else if event == .write, session != nil, context.channel.isActive {
+        // Nothing sent for 5 s: an app that hears nothing for 15 s takes its connection for dead.
+        write(context, "{\"type\":\"ping\"}")
+      }
       return
     }
     context.fireUserInboundEventTriggered(event)

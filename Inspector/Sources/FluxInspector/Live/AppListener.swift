@@ -9,7 +9,8 @@ import NIOPosix
 /// object with a known `type`, or a first line that is not a `hello`, is answered with an `error`
 /// (or `refused`) and the connection closed; an app that says nothing for 15 seconds (a
 /// half-open connection), or sends no `hello` within 10 seconds, is closed; at most 32 apps are
-/// connected at once.
+/// connected at once. An app that was sent nothing for 5 seconds is sent a `ping`, so that an app
+/// busy sending its lines, which then sends no ping of its own, hears its inspector.
 final class AppListener: Sendable {
   let hub: LiveHub
   private let group: MultiThreadedEventLoopGroup
@@ -29,10 +30,13 @@ final class AppListener: Sendable {
     self.channel = channel
   }
 
-  /// Listens on `host`, port `port` (0 for one the system chooses).
+  /// Listens on `host`, port `port` (0 for one the system chooses); sends a `ping` to an app that
+  /// was sent nothing for `pingInterval`.
   ///
   /// - Throws: An ``InspectorError`` in words when the address cannot be listened on.
-  static func start(host: String, port: Int, hub: LiveHub) async throws(InspectorError) -> AppListener {
+  static func start(
+    host: String, port: Int, pingInterval: TimeAmount = .seconds(5), hub: LiveHub
+  ) async throws(InspectorError) -> AppListener {
     // Two threads: an app that sends a line of megabytes to check does not hold up the others.
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
     let bootstrap = ServerBootstrap(group: group)
@@ -41,7 +45,8 @@ final class AppListener: Sendable {
       .childChannelOption(.writeBufferWaterMark, value: .init(low: 1 << 20, high: 20 << 20))
       .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: silenceLimit))
+          try channel.pipeline.syncOperations.addHandler(
+            IdleStateHandler(readTimeout: silenceLimit, writeTimeout: pingInterval))
           try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder(limit: messageLimit)))
           try channel.pipeline.syncOperations.addHandler(AppConnectionHandler(hub: hub))
         }
