@@ -188,6 +188,20 @@ struct PairingTests {
     #expect(await right.hello(pairing: code).contains("too many wrong pairing codes"))
   }
 
+  @Test func wrongCodesFromManyAddressesRefuseTheRightOneForAMinute() async throws {
+    let server = try await ServerProcess(["--listen", "127.0.0.1"])
+    let code = try #require(server.pairingCode)
+    // One wrong code from each of many addresses: none of them reaches its own limit.
+    for index in 0..<LiveHub.allWrongCodesLimit {
+      let wrong = try FakeApp(port: server.appsPort, from: "127.0.\(index / 200 + 1).\(index % 200 + 2)")
+      #expect(await wrong.hello(pairing: "CCCC-CCCC").contains("the pairing code is wrong"))
+    }
+    let right = try FakeApp(port: server.appsPort, from: "127.0.9.9")
+    #expect(
+      await right.hello(pairing: code)
+        == #"{"type":"refused","reason":"too many wrong pairing codes to this inspector: wait a minute"}"#)
+  }
+
   @Test func onLoopbackNoCodeIsAskedAndNonePrinted() async throws {
     let server = try await ServerProcess([])
     #expect(server.pairingCode == nil)

@@ -423,7 +423,9 @@ final class FakeApp: @unchecked Sendable {
   /// for its ping interval: a slow test does not read one for the answer it waits for.
   var skipsPings = true
 
-  init(port: Int, session: String = UUID().uuidString, patience: Int = 10) throws {
+  /// Connects to `port` on 127.0.0.1, from the loopback address `from` when given (any of
+  /// 127.0.0.0/8), else from the one the system chooses.
+  init(port: Int, session: String = UUID().uuidString, patience: Int = 10, from: String? = nil) throws {
     self.session = session
     #if canImport(Glibc)
       socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -433,6 +435,20 @@ final class FakeApp: @unchecked Sendable {
     guard socket >= 0 else { throw POSIXError(.EIO) }
     var timeout = timeval(tv_sec: patience, tv_usec: 0)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    if let from {
+      var source = sockaddr_in()
+      source.sin_family = sa_family_t(AF_INET)
+      source.sin_addr.s_addr = inet_addr(from)
+      let bound = withUnsafePointer(to: &source) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      guard bound == 0 else {
+        close(socket)
+        throw POSIXError(.EADDRNOTAVAIL)
+      }
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -21,6 +21,7 @@ final class LiveHub: @unchecked Sendable {
   private var nextConnectionNumber = 1
   private var connections = 0
   private var wrongCodes: [String: (count: Int, since: Date)] = [:]
+  private var allWrongCodes: (count: Int, since: Date) = (0, .distantPast)
 
   /// The most sessions kept: beyond, the one disconnected longest goes.
   static let sessionLimit = 32
@@ -30,6 +31,9 @@ final class LiveHub: @unchecked Sendable {
   static let pendingLimit = 16
   /// The most wrong pairing codes one address may try in a minute.
   static let wrongCodeLimit = 10
+  /// The most wrong pairing codes all addresses together may try in a minute: beyond, every app
+  /// is refused until the minute is over, so that many addresses guess no faster than a few.
+  static let allWrongCodesLimit = 100
 
   init(
     pairingCode: String?, commandTimeout: TimeAmount = .seconds(15),
@@ -99,18 +103,24 @@ final class LiveHub: @unchecked Sendable {
     if let pairingCode {
       let address = connection.address.split(separator: ":").dropLast().joined(separator: ":")
       let refusal: String? = locked {
-        if let wrong = wrongCodes[address], wrong.count >= Self.wrongCodeLimit,
-          Date().timeIntervalSince(wrong.since) < 60
+        let now = Date()
+        if allWrongCodes.count >= Self.allWrongCodesLimit, now.timeIntervalSince(allWrongCodes.since) < 60 {
+          return "too many wrong pairing codes to this inspector: wait a minute"
+        }
+        if let wrong = wrongCodes[address], wrong.count >= Self.wrongCodeLimit, now.timeIntervalSince(wrong.since) < 60
         {
           return "too many wrong pairing codes from this address: wait a minute"
         }
         guard let given = message.string("pairing") else { return "this inspector needs its pairing code" }
         guard Self.same(given, pairingCode) else {
-          if wrongCodes.count > 1000 { wrongCodes = [:] }
-          var wrong = wrongCodes[address] ?? (0, Date())
-          if Date().timeIntervalSince(wrong.since) >= 60 { wrong = (0, Date()) }
+          // Only the last minute counts: at most `allWrongCodesLimit` addresses are in it.
+          if wrongCodes.count > 1000 { wrongCodes = wrongCodes.filter { now.timeIntervalSince($0.value.since) < 60 } }
+          var wrong = wrongCodes[address] ?? (0, now)
+          if now.timeIntervalSince(wrong.since) >= 60 { wrong = (0, now) }
           wrong.count += 1
           wrongCodes[address] = wrong
+          if now.timeIntervalSince(allWrongCodes.since) >= 60 { allWrongCodes = (0, now) }
+          allWrongCodes.count += 1
           return "the pairing code is wrong"
         }
         return nil

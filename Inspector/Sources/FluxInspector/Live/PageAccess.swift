@@ -77,7 +77,8 @@ enum Pairing {
   private static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
 
   /// A new pairing code, `ABCD-EFGH`: eight of 31 symbols, about 40 bits, from the system's
-  /// random source. A wrong code costs a try, and each address has ten a minute.
+  /// random source. A wrong code costs a try: each address has ten a minute, and all addresses
+  /// together a hundred.
   static func newCode() -> String {
     var generator = SystemRandomNumberGenerator()
     let symbols = (0..<8).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] }
