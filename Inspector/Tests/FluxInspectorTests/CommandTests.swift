@@ -7,6 +7,32 @@ import Testing
 /// session's timeline.
 @Suite("Commands to a running app")
 struct CommandTests {
+  @Test func onlyAPauseTheAppTookMarksTheSessionPaused() async throws {
+    try await withLiveServer { server in
+      let app = try FakeApp(port: server.appsPort)
+      _ = await app.hello()
+      // An action that reads like a pause is a dispatch all the same.
+      async let dispatched = command(
+        #""session":1,"store":"lists","command":"dispatch","action":{"x":{"command":"pause"}}"#, port: server.port,
+        token: server.token)
+      #expect(await app.readLine()?.contains(#""command":"dispatch""#) == true)
+      app.send(#"{"type":"ack","id":1,"ok":true,"outcome":"dispatched"}"#)
+      #expect(try await dispatched.status == 200)
+      #expect(try await Self.isPaused(server) == false)
+      async let paused = command(
+        #""session":1,"store":"lists","command":"pause""#, port: server.port, token: server.token)
+      #expect(await app.readLine() == #"{"type":"command","id":2,"store":"lists","command":"pause"}"#)
+      app.send(#"{"type":"ack","id":2,"ok":true,"outcome":"paused"}"#)
+      #expect(try await paused.status == 200)
+      #expect(try await Self.isPaused(server) == true)
+    }
+  }
+
+  static func isPaused(_ server: LiveServer) async throws -> Bool? {
+    let list = object(try await fetch("/live/sessions", port: server.port).body)
+    return (list["sessions"] as? [[String: Any]])?.first?["paused"] as? Bool
+  }
+
   @Test func aCommandFromThePageReachesTheAppAndItsAnswerComesBack() async throws {
     try await withLiveServer { server in
       let app = try FakeApp(port: server.appsPort)

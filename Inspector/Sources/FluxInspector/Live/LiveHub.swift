@@ -236,8 +236,8 @@ final class LiveHub: @unchecked Sendable {
         for (index, line) in command.imported.enumerated() {
           session.append("{\"imported\":\(index + 1),\"raw\":\(JSONText.string(line))}")
         }
-        if command.shown.contains("\"command\":\"pause\"") { session.isPaused = true }
-        if command.shown.contains("\"command\":\"resume\"") { session.isPaused = false }
+        if command.kind == "pause" { session.isPaused = true }
+        if command.kind == "resume" { session.isPaused = false }
         session.version += 1
       }
       return command
@@ -257,7 +257,7 @@ final class LiveHub: @unchecked Sendable {
         let id = session.nextCommandID
         session.nextCommandID += 1
         session.pending[id] = PendingCommand(
-          shown: command.shown(id: id), imported: command.importedLines, continuation: continuation)
+          kind: command.kind, shown: command.shown(id: id), imported: command.importedLines, continuation: continuation)
         return (session.connection!.channel, command.message(id: id), id)
       }
       guard let channel = decision.channel else {
@@ -316,11 +316,14 @@ final class LiveHub: @unchecked Sendable {
   /// The session numbered `id`, whole, as JSON text: its facts, and its items from the first
   /// kept; `nil` when there is no such session.
   func document(_ id: Int) -> String? {
-    locked {
+    // Copied under the lock (the items' text is shared, not copied); joined, up to 64 MiB, after.
+    let copy: (meta: String, first: Int, end: Int, items: [String])? = locked {
       guard let session = session(id) else { return nil }
-      return "{\"session\":\(session.metaJSON),\"first\":\(session.first),\"end\":\(session.end),\"items\":["
-        + session.slice(from: session.first).joined(separator: ",") + "]}"
+      return (session.metaJSON, session.first, session.end, Array(session.slice(from: session.first)))
     }
+    guard let copy else { return nil }
+    return "{\"session\":\(copy.meta),\"first\":\(copy.first),\"end\":\(copy.end),\"items\":["
+      + copy.items.joined(separator: ",") + "]}"
   }
 
   /// What changed in session `id` since the page had items up to `from` and facts of `version`.
@@ -337,17 +340,34 @@ final class LiveHub: @unchecked Sendable {
   /// The next update of session `id` for a page that holds items up to `from`, and facts of
   /// `version`: at most 2,000 items, about 4 MB.
   func update(_ id: Int, from: Int, version: Int) -> Update {
-    locked {
-      guard let session = session(id) else { return .reset("the session is no longer kept") }
-      guard from >= session.first else { return .reset("the lines the page would show next are no longer kept") }
-      guard from < session.end || version != session.version else { return .none }
-      let items = session.slice(from: from, limit: 2000, byteLimit: 4 << 20)
-      let end = from + items.count
-      let text =
-        "{\"from\":\(from),\"end\":\(end),\"session\":\(session.metaJSON),\"items\":[" + items.joined(separator: ",")
-        + "]}"
-      return .items(text, end: end, version: session.version)
+    // Copied under the lock; joined after.
+    let copy: Result<(items: [String], meta: String, version: Int)?, Reset> = locked {
+      guard let session = session(id) else { return .failure(Reset("the session is no longer kept")) }
+      guard from >= session.first else {
+        return .failure(Reset("the lines the page would show next are no longer kept"))
+      }
+      guard from < session.end || version != session.version else { return .success(nil) }
+      let items = Array(session.slice(from: from, limit: 2000, byteLimit: 4 << 20))
+      return .success((items, session.metaJSON, session.version))
     }
+    switch copy {
+    case .failure(let reset):
+      return .reset(reset.reason)
+    case .success(nil):
+      return .none
+    case .success(let copy?):
+      let end = from + copy.items.count
+      let text =
+        "{\"from\":\(from),\"end\":\(end),\"session\":\(copy.meta),\"items\":[" + copy.items.joined(separator: ",")
+        + "]}"
+      return .items(text, end: end, version: copy.version)
+    }
+  }
+
+  /// Why the page loads a session anew.
+  private struct Reset: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
   }
 
   // Helpers, under the lock.

@@ -134,6 +134,8 @@ final class LiveSession {
 
 /// A command sent to an app, waiting for its answer.
 struct PendingCommand {
+  /// Its name: `jump`, `pause`, …
+  let kind: String
   /// The command as the timeline shows it, JSON text.
   let shown: String
   /// The lines an `import` sends, shown in the history once the app took them.
