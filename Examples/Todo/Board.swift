@@ -31,6 +31,9 @@ final class Board {
   private let defaultFolder: URL
   /// The log the stores write to, with `--record`.
   let log: ActionLog?
+  /// The Flux Inspector the stores stream to, when `FLUX_INSPECTOR` names one: the lists are
+  /// steerable, the board is shown read-only.
+  let inspector: InspectorConnection?
   private let executor: Executor
 
   /// Whether item commands print only the line they changed rather than the whole list: for
@@ -58,15 +61,23 @@ final class Board {
   var current: String { board.computed.lists.value.current }
 
   /// Creates a board with one empty list; with `log`, the board's and the lists' stores write
-  /// every action to it. Its stores commit, and its bindings deliver, on `executor`.
-  init(firstList: String, defaultFolder: URL, log: ActionLog? = nil, executor: Executor = .mainThread) {
+  /// every action to it; with `inspector`, they stream to it too. Its stores commit, and its
+  /// bindings deliver, on `executor`.
+  init(
+    firstList: String, defaultFolder: URL, log: ActionLog? = nil, inspector: InspectorConnection? = nil,
+    executor: Executor = .mainThread
+  ) {
     self.defaultFolder = defaultFolder
     self.log = log
+    self.inspector = inspector
     self.executor = executor
     stored = Fingerprint(TodoFile.text([ListSnapshot(name: ListName.clean(firstList), items: [])]))
+    let logs = [log, inspector?.log].compactMap { $0 }
     board = Store(
       state: .init(firstList: firstList), mutations: .init(), executor: executor,
-      middlewares: log.map { [$0.middleware(label: Self.boardLabel, snapshots: .encoding(\.recorded))] } ?? [])
+      middlewares: logs.map { $0.middleware(label: Self.boardLabel, snapshots: .encoding(\.recorded)) })
+    // The board is shown, not steered: a state of it taken back would make and drop list stores.
+    inspector?.offer(board, label: Self.boardLabel)
     saving = Store(state: .init(), mutations: .init(), executor: executor)
     saving.computed.statusLine.bind(to: statusLine, \.message, on: executor)
     // The list stores follow the board's state: made when a list comes, freed when it goes.
@@ -201,6 +212,14 @@ final class Board {
     }
   }
 
+  /// What the list of the store labelled `label` (`list:NAME`) shows, if there is one.
+  func render(label: String) -> String? {
+    guard label.hasPrefix(Self.listLabelPrefix),
+      let list = list(named: String(label.dropFirst(Self.listLabelPrefix.count)))
+    else { return nil }
+    return Terminal.render(list.view)
+  }
+
   /// The list named `name` (in any case), if there is one.
   func list(named name: String) -> List? {
     lists.first { $0.view.name.lowercased() == name.lowercased() }
@@ -221,9 +240,12 @@ final class Board {
 
   private func makeList(_ entry: ListEntry) -> List {
     let label = Self.listLabelPrefix + entry.name
+    let logs = [log, inspector?.log].compactMap { $0 }
     let store = Store<TodoListState>(
       state: .init(name: entry.name), mutations: .init(), executor: executor,
-      middlewares: log.map { [$0.middleware(label: label, snapshots: .snapshot)] } ?? [])
+      middlewares: logs.map { $0.middleware(label: label, snapshots: .snapshot) })
+    let name = entry.name
+    inspector?.steer(store, label: label, mutations: TodoMutations(), scratch: { TodoListState(name: name) })
     let view = ListView()
     view.name = store.computed.name
     // A KeyPath binding: the computed signal keeps the view's items up to date, until the view

@@ -69,9 +69,9 @@ enum Session {
   /// `--replay` is read first, then kept as `FILE.1`; if the replay fails, the new file is
   /// removed and the old one put back. A second `todo` recording to the same file is refused.
   /// A write to the log that fails is reported at once.
-  static func start(_ options: Options, folder: URL, executor: Executor = .mainThread) async throws(CommandError)
-    -> Board
-  {
+  static func start(
+    _ options: Options, folder: URL, inspector: InspectorConnection? = nil, executor: Executor = .mainThread
+  ) async throws(CommandError) -> Board {
     // Read first, so that `--record` and `--replay` of one file replays the old session.
     let recording = try options.replay.map { path throws(CommandError) in try read(path) }
     var output: ActionLogOutput?
@@ -89,7 +89,7 @@ enum Session {
     }
     let board = Board(
       firstList: "Inbox", defaultFolder: folder, log: output.map { ActionLog(output: $0, fields: .all) },
-      executor: executor)
+      inspector: inspector, executor: executor)
     if let recording, let path = options.replay {
       do {
         let count = try await replay(recording, into: board, from: path)

@@ -10,6 +10,7 @@ import Foundation
 ///     swift run todo --record session.jsonl   # write every action to a log
 ///     swift run todo --replay session.jsonl   # play a log back, then go on
 ///     echo "add Milk" | swift run todo
+///     FLUX_INSPECTOR=127.0.0.1:9400 swift run todo   # stream to the Flux Inspector, steerable
 ///
 /// Files: `save` writes aside and renames into place (a failure or a crash leaves the old file
 /// or the new one, never neither; a link to `todo.md` keeps leading to it); `--record` appends
@@ -31,6 +32,8 @@ struct TodoApp {
       --help           show this text and the commands
     Without --demo, commands are read from standard input: typed at a prompt in a terminal,
     or run one per line, then exit, when input comes from a file or a pipe (then quiet).
+    With FLUX_INSPECTOR=HOST:PORT (and FLUX_INSPECTOR_PAIRING=CODE when asked for), every
+    action goes live to the Flux Inspector, which may steer the lists; what it does is printed.
     At start, the lists that save wrote to ./todo-lists/todo.md are loaded, if it exists
     (not with --demo, nor with --replay: the recording holds what the recorded session loaded).
     save replaces a todo.md only if this session loaded or saved what it holds (not one it
@@ -55,9 +58,13 @@ struct TodoApp {
 
     let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
       .appendingPathComponent("todo-lists", isDirectory: true)
+    let echo = InspectorEcho()
+    var inspectorOptions = InspectorConnection.Options()
+    inspectorOptions.onCommand = { command in Task { @MainActor in echo.show(command) } }
+    let inspector = InspectorConnection.fromEnvironment(appName: "todo", options: inspectorOptions)
     let board: Board
     do {
-      board = try await Session.start(options, folder: folder)
+      board = try await Session.start(options, folder: folder, inspector: inspector)
     } catch {
       Terminal.error("todo: \(error.message)")
       exit(65)
@@ -67,6 +74,15 @@ struct TodoApp {
 
     let isTerminal = isatty(STDIN_FILENO) != 0
     board.isQuiet = options.quiet || (!options.demo && !isTerminal)
+    echo.board = board
+    echo.prompts = isTerminal && !options.demo
+    // With an inspector, standard input is read on a thread of its own: the main queue stays free
+    // for the commits of its commands while the program waits for a line.
+    var input = inspector.map { _ in InputLines.start().makeAsyncIterator() }
+    func nextLine() async -> String? {
+      if input != nil { return await input?.next(isolation: #isolation) }
+      return readLine()
+    }
     if ProcessInfo.processInfo.environment["TODO_KILL_BEFORE_RENAME"] != nil {
       // For the fault tests: the process is killed with the new file written, before its rename.
       board.beforeRename = { kill(getpid(), SIGKILL) }
@@ -80,16 +96,21 @@ struct TodoApp {
       Terminal.write("todo: lists in your terminal. Type help for the commands, quit to leave.")
       await run(on: board, echo: false) {
         Terminal.write("\(board.current)> ", terminator: "")
-        guard let line = readLine() else {
+        guard let line = await nextLine() else {
           Terminal.write("")  // end of input: leave the shell's prompt on a line of its own
           return nil
         }
         return line
       }
     } else {
-      failures = await run(on: board, echo: true) { readLine() }
+      failures = await run(on: board, echo: true) { await nextLine() }
     }
     withExtendedLifetime(signalSources) {}
+    if let inspector {
+      // The lines of the last actions are on their way: a second for the inspector to take them.
+      inspector.send(waitingAtMost: 1)
+      inspector.close()
+    }
     if !Session.finish(board) { exit(74) }
     if failures > 0 { exit(1) }
   }
@@ -99,9 +120,9 @@ struct TodoApp {
   /// like a typed one. What is wrong with a command goes to standard error.
   @MainActor
   @discardableResult
-  static func run(on board: Board, echo: Bool, nextLine: () -> String?) async -> Int {
+  static func run(on board: Board, echo: Bool, nextLine: () async -> String?) async -> Int {
     var failures = 0
-    while let line = nextLine() {
+    while let line = await nextLine() {
       let trimmed = line.trimmingCharacters(in: .whitespaces)
       if trimmed.isEmpty { continue }
       if trimmed.hasPrefix("#") {
@@ -119,5 +140,54 @@ struct TodoApp {
       }
     }
     return failures
+  }
+}
+
+/// Says in the terminal what the Flux Inspector did: its command's outcome, and the list it
+/// changed as it is now.
+@MainActor
+final class InspectorEcho {
+  weak var board: Board?
+  /// Whether a prompt waits for a line: it is written again after.
+  var prompts = false
+
+  func show(_ command: InspectorConnection.Command) {
+    guard command.succeeded else {
+      Terminal.error("Inspector: \(command.name) was not done: \(command.outcome)")
+      return
+    }
+    var text = "Inspector: \(command.outcome)"
+    if let label = command.store, let list = board?.render(label: label) { text += "\n" + list }
+    if prompts, let board { text = "\n" + text + "\n\(board.current)> " }
+    Terminal.write(text, terminator: prompts ? "" : "\n")
+  }
+}
+
+/// Standard input's lines, read on a thread of their own, with `read(2)`: not `readLine()`,
+/// which holds standard input's lock while it waits, and `fflush(nil)`, which ``Terminal``
+/// calls, would wait for it.
+enum InputLines {
+  static func start() -> AsyncStream<String> {
+    let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+    let thread = Thread {
+      var pending: [UInt8] = []
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = read(STDIN_FILENO, &chunk, chunk.count)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        pending.append(contentsOf: chunk[0..<count])
+        while let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
+          var line = pending[..<end]
+          if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+          continuation.yield(String(decoding: line, as: UTF8.self))
+          pending.removeFirst(end + 1)
+        }
+      }
+      if !pending.isEmpty { continuation.yield(String(decoding: pending, as: UTF8.self)) }
+      continuation.finish()
+    }
+    thread.start()
+    return lines
   }
 }

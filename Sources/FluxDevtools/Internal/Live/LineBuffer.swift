@@ -86,7 +86,9 @@ struct LineBuffer {
   /// Whether there is something to send.
   var hasWork: Bool {
     guard sendNext < next else { return false }
-    if sendNext < first { return true }
+    // Lines gone before the first kept: lines of an earlier connection (a rewind), sent at once,
+    // or lines written while paused, sent as a gap on resume.
+    if sendNext < first { return isRewound || !isPaused }
     guard isPaused, let index = index(of: sendNext) else { return true }
     return !entries[index].isPausedLine
   }
@@ -157,12 +159,17 @@ struct LineBuffer {
     guard paused != isPaused else { return 0 }
     isPaused = paused
     guard !paused else { return 0 }
-    // Lines from the first one not sent that were written while paused.
-    guard let index = index(of: sendNext) else { return max(0, first - sendNext) }
-    var count = max(0, first - sendNext)
+    // Lines from the first one not sent that were written while paused: those no longer kept
+    // (only lines written while paused go before they are sent, unless a rewind sent them again),
+    // then those kept.
+    var count = isRewound ? 0 : max(0, first - sendNext)
+    guard let index = index(of: max(sendNext, first)) else { return count }
     for entry in entries[index...] where entry.isPausedLine { count += 1 }
     return count
   }
+
+  /// The room a gap takes in what ``take(byteLimit:)`` sends: about the bytes of its message.
+  private static let gapSize = 64
 
   /// Takes what to send next, in order, up to about `byteLimit` bytes (at least one message):
   /// lines, and gaps for what was not kept or was written while paused. Stops, while paused, at
@@ -170,13 +177,30 @@ struct LineBuffer {
   mutating func take(byteLimit: Int) -> [Outgoing] {
     var taken: [Outgoing] = []
     var size = 0
+    // The start of a run of lines written while paused and no longer kept: sent on resume, as one
+    // gap with the lines written while paused that follow it.
+    var pausedFrom: Int?
     if sendNext < first {
-      let reason: GapReason = isRewound ? .disconnected : .paused
-      taken.append(.gap(from: sendNext, count: first - sendNext, reason: reason))
+      if isRewound {
+        taken.append(.gap(from: sendNext, count: first - sendNext, reason: .disconnected))
+        size += Self.gapSize
+      } else if isPaused {
+        return []
+      } else {
+        pausedFrom = sendNext
+      }
       sendNext = first
     }
     isRewound = false
-    guard var index = index(of: sendNext) else { return taken }
+    guard var index = index(of: sendNext) else {
+      if let pausedFrom { taken.append(.gap(from: pausedFrom, count: first - pausedFrom, reason: .paused)) }
+      return taken
+    }
+    if let from = pausedFrom, !entries[index].isPausedLine {
+      taken.append(.gap(from: from, count: first - from, reason: .paused))
+      size += Self.gapSize
+      pausedFrom = nil
+    }
     while index < entries.count, size < byteLimit || taken.isEmpty {
       let entry = entries[index]
       if entry.isPausedLine {
@@ -184,8 +208,10 @@ struct LineBuffer {
         // The run of lines written while paused: one gap.
         var end = index
         while end < entries.count, entries[end].isPausedLine { end += 1 }
-        let from = max(sendNext, entry.start)
+        let from = pausedFrom ?? max(sendNext, entry.start)
+        pausedFrom = nil
         taken.append(.gap(from: from, count: entries[end - 1].end - from, reason: .paused))
+        size += Self.gapSize
         sendNext = entries[end - 1].end
         index = end
         continue
@@ -197,6 +223,7 @@ struct LineBuffer {
       } else {
         let from = max(sendNext, entry.start)
         taken.append(.gap(from: from, count: entry.end - from, reason: entry.reason ?? .buffer))
+        size += Self.gapSize
       }
       sendNext = entry.end
       index += 1

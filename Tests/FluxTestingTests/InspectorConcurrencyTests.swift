@@ -1,0 +1,147 @@
+import Dispatch
+import FluxCore
+import FluxTesting
+import Foundation
+import Testing
+
+@Suite("Inspector connection: threads", .serialized)
+struct InspectorConcurrencyTests {
+  @Test("a store whose executor is busy: the command is answered, the reader goes on answering and reading")
+  func busyExecutor() throws {
+    var options = fastOptions(silence: 1)
+    options.commitTimeout = 0.5
+    let inspector = try FakeInspector()
+    let connection = InspectorConnection(host: "127.0.0.1", port: inspector.port, options: options)
+    defer { connection.close() }
+    let queue = DispatchQueue(label: "busy store")
+    let busy = loggedCounter(connection, executor: .queue(queue))
+    let free = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate,
+      middlewares: [connection.log.middleware(label: "free", snapshots: .snapshot)])
+    connection.steer(free, label: "free", mutations: .init(), scratch: { CounterState() })
+    #expect(inspector.waitUntil { connection.phase == .connected })
+    busy.actions.dispatch(action: .add(5))
+    connection.log.flush()
+    let blocked = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    queue.async {
+      blocked.signal()
+      release.wait()
+    }
+    blocked.wait()
+    let first = inspector.command("\"store\":\"counter\",\"command\":\"dispatch\",\"action\":{\"add\":{\"_0\":1}}")
+    let answer = try #require(inspector.ack(first))
+    #expect(answer["ok"] as? Bool == false)
+    #expect((answer["error"] as? String)?.contains("has not committed it within 0.5 s") == true, "\(answer)")
+    let second = inspector.command("\"store\":\"counter\",\"command\":\"present\"")
+    #expect((inspector.ack(second)?["error"] as? String)?.contains("has not yet committed the previous") == true)
+    // The other store is steered meanwhile, and the connection stays: the reader was never held.
+    let other = inspector.command("\"store\":\"free\",\"command\":\"dispatch\",\"action\":{\"add\":{\"_0\":7}}")
+    #expect(inspector.ack(other)?["ok"] as? Bool == true)
+    #expect(free.computed.count.value == 7)
+    let pings = inspector.messages(ofType: "ping").count
+    #expect(inspector.waitUntil { inspector.messages(ofType: "ping").count > pings + 6 })
+    #expect(inspector.connectionCount == 1)
+    release.signal()
+    queue.sync {}
+    #expect(busy.computed.count.value == 6)
+    let third = inspector.command("\"store\":\"counter\",\"command\":\"jump\",\"to\":0")
+    #expect(inspector.ack(third)?["ok"] as? Bool == true)
+    queue.sync {}
+    #expect(busy.computed.count.value == 5)
+    connection.log.flush()
+    #expect(inspector.waitUntil { inspector.lines.values.contains { $0["steered"] as? String == "dispatch" } })
+  }
+
+  @Test("commits from many threads while the inspector steers, is killed and comes back: nothing lost, no race")
+  func manyThreads() throws {
+    for iteration in 0..<8 {
+      var options = fastOptions()
+      options.bufferLines = 50_000
+      let first = try FakeInspector()
+      let port = first.port
+      let connection = InspectorConnection(host: "127.0.0.1", port: port, options: options)
+      let queue = DispatchQueue(label: "store \(iteration)")
+      let store = loggedCounter(connection, executor: .queue(queue))
+      #expect(first.waitUntil { connection.phase == .connected })
+      let group = DispatchGroup()
+      for _ in 0..<4 {
+        DispatchQueue.global().async(group: group) {
+          for _ in 0..<500 { store.actions.dispatch(action: .add(1)) }
+        }
+      }
+      var ids: [Int] = []
+      for _ in 0..<10 {
+        ids.append(first.command("\"store\":\"counter\",\"command\":\"dispatch\",\"action\":{\"add\":{\"_0\":1000}}"))
+      }
+      for id in ids { _ = first.ack(id) }
+      first.kill()
+      group.wait()
+      queue.sync {}
+      connection.log.flush()
+      #expect(store.computed.count.value == 2000 + 10_000)
+      let second = try FakeInspector(port: port)
+      #expect(second.waitUntil { second.holds(connection.session) == connection.statistics.linesWritten })
+      #expect(connection.statistics.linesWritten == 2010)
+      #expect(connection.statistics.linesNotKept == 0)
+      connection.close()
+      second.kill()
+    }
+  }
+
+  @Test("close races with the log's lines and with commands: no write after the pipe is gone, no race")
+  func closeRaces() throws {
+    let inspector = try FakeInspector()
+    for _ in 0..<50 {
+      let connection = InspectorConnection(host: "127.0.0.1", port: inspector.port, options: fastOptions())
+      let store = loggedCounter(connection)
+      let started = DispatchSemaphore(value: 0)
+      let group = DispatchGroup()
+      for _ in 0..<3 {
+        DispatchQueue.global().async(group: group) {
+          started.signal()
+          for _ in 0..<300 { store.actions.dispatch(action: .add(1)) }
+        }
+      }
+      for _ in 0..<3 { started.wait() }
+      inspector.command("\"store\":\"counter\",\"command\":\"present\"")
+      connection.close()
+      group.wait()
+      #expect(store.computed.count.value == 900 || store.computed.count.value >= 900)
+      #expect(connection.phase == .closed)
+    }
+  }
+
+  @Test("10,000 actions a second keep committing with a live, a slow and a dead inspector")
+  func flood() throws {
+    let live = try FakeInspector()
+    let slow = try FakeInspector(behaviour: .slow(bytesPerSecond: 10_000))
+    let dead = try FakeInspector()
+    let deadPort = dead.port
+    dead.kill()
+    for port in [live.port, slow.port, deadPort] {
+      var options = fastOptions()
+      options.bufferLines = 1000
+      let connection = InspectorConnection(host: "127.0.0.1", port: port, options: options)
+      let store = loggedCounter(connection)
+      let group = DispatchGroup()
+      for _ in 0..<2 {
+        DispatchQueue.global().async(group: group) {
+          for _ in 0..<10_000 { store.actions.dispatch(action: .add(1)) }
+        }
+      }
+      group.wait()
+      connection.log.flush()
+      #expect(store.computed.count.value == 20_000)
+      let statistics = connection.statistics
+      #expect(statistics.linesWritten == 20_000)
+      if port == live.port {
+        #expect(connection.send(waitingAtMost: 60))
+        #expect(live.waitUntil { live.holds(connection.session) == 20_000 })
+      } else {
+        #expect(statistics.linesNotKept > 0, "\(statistics)")
+      }
+      connection.close()
+    }
+  }
+}
