@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import logs  # noqa: E402
 from fakeapp import FakeApp  # noqa: E402
 from live import LiveTests  # noqa: E402
+from todolive import TodoLiveTests  # noqa: E402
 
 # The commands of the recorded todo session, as typed at its prompt.
 TODO_COMMANDS = """new Groceries
@@ -94,12 +95,13 @@ class Inspector:
             self.process.wait()
 
 
-class Suite(LiveTests):
+class Suite(LiveTests, TodoLiveTests):
     def __init__(self, args):
         self.args = args
         self.work = tempfile.mkdtemp(prefix="flux-inspector-browser-")
         self.servers = []
         self.apps = []
+        self.todos = []
         self.figures = {}
         options = webdriver.ChromeOptions()
         options.binary_location = args.chromium
@@ -776,6 +778,9 @@ def main():
                 for app in suite.apps:
                     app.close()
                 suite.apps = []
+                for todo in suite.todos:
+                    todo.close()
+                suite.todos = []
                 for server in suite.servers:
                     server.stop()
                 suite.servers = []
