@@ -126,6 +126,11 @@ class TodoLiveTests:
         self.wait(lambda: "jumped" in self.steer_result(), f"the answer reads {self.steer_result()!r}")
         self.wait(lambda: any("jumped from the Inspector" in text for text in self.row_texts()),
                   f"the jump's commit is not shown as jumped: {self.row_texts()}")
+        # The jump's own commit may be jumped to, not skipped: only the app's own actions are.
+        self.click_text("jumped from the Inspector")
+        self.wait(lambda: "not skipped" in self.text("detail-steer"), self.text("detail-steer"))
+        check(self.driver.find_elements(By.CSS_SELECTOR, ".steer-jump")
+              and not self.driver.find_elements(By.CSS_SELECTOR, ".steer-skip"), self.text("detail-steer"))
         # The app goes on while jumped; back to the present keeps what it did meanwhile.
         todo.add("Tea")
         check(todo.lists() == "* Inbox  0 of 3 done", todo.printed(start))

@@ -1853,6 +1853,10 @@
         jump.dataset.store = entry.store;
         jump.dataset.n = String(entry.n);
         ui.detailSteer.appendChild(jump);
+        if (typeof entry.steered === "string" && entry.steered !== "" && entry.steered !== "dispatch") {
+          ui.detailSteer.appendChild(span("hint", entry.store + ": " + steeredWords(entry.steered) + ", not an action of the app's: it is not skipped"));
+          continue;
+        }
         const skipped = isSkipped(entry);
         const skip = button((skipped ? "Unskip" : "Skip") + name, skipped ? "steer-unskip" : "steer-skip",
           () => steer({ store: entry.store, command: skipped ? "unskip" : "skip", at: entry.n }));
