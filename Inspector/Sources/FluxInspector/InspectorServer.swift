@@ -61,6 +61,8 @@ public struct InspectorServer: Sendable {
   let commandTimeout: TimeAmount
   /// How long the inspector sends nothing to an app before it sends a `ping`.
   let pingInterval: TimeAmount
+  /// The most bytes the apps' sessions keep together.
+  let sessionBytes: Int
   /// Says a line in the server's output: a refused command or app.
   let report: @Sendable (String) -> Void
 
@@ -95,7 +97,7 @@ public struct InspectorServer: Sendable {
   init(
     logPath: String?, host: String, port: Int, appsPort: Int = 0, listenAddress: String? = nil,
     pollInterval: Duration, commandTimeout: TimeAmount = .seconds(15), pingInterval: TimeAmount = .seconds(5),
-    report: @escaping @Sendable (String) -> Void = ServerOutput.standardError
+    sessionBytes: Int = 256 << 20, report: @escaping @Sendable (String) -> Void = ServerOutput.standardError
   ) {
     precondition((0...65535).contains(port), "InspectorServer: the port \(port) is not from 0 to 65535")
     precondition((0...65535).contains(appsPort), "InspectorServer: the apps' port \(appsPort) is not from 0 to 65535")
@@ -107,6 +109,7 @@ public struct InspectorServer: Sendable {
     self.pollInterval = pollInterval
     self.commandTimeout = commandTimeout
     self.pingInterval = pingInterval
+    self.sessionBytes = sessionBytes
     self.report = report
   }
 
@@ -153,7 +156,8 @@ public struct InspectorServer: Sendable {
     let warming = Task { _ = try? await cache?.document() }
     defer { warming.cancel() }
     let pairingCode = listenAddress.map { _ in Pairing.newCode() }
-    let hub = LiveHub(pairingCode: pairingCode, commandTimeout: commandTimeout, report: report)
+    let hub = LiveHub(
+      pairingCode: pairingCode, commandTimeout: commandTimeout, byteLimit: sessionBytes, report: report)
     let appsHost = listenAddress ?? "127.0.0.1"
     let listener = try await AppListener.start(
       host: appsHost, port: appsPort, pingInterval: pingInterval, hub: hub)

@@ -386,13 +386,14 @@ struct LiveServer: Sendable {
 /// A server with no log, for apps, on ports the system chose, for the time of `body`.
 func withLiveServer<Result>(
   logPath: String? = nil, listenAddress: String? = nil, commandTimeout: TimeAmount = .seconds(15),
-  pingInterval: TimeAmount = .seconds(5), _ body: (LiveServer) async throws -> Result
+  pingInterval: TimeAmount = .seconds(5), sessionBytes: Int = 256 << 20, _ body: (LiveServer) async throws -> Result
 ) async throws -> Result {
   let output = LiveServer.Output()
   let (addresses, continuation) = AsyncStream.makeStream(of: InspectorServer.Addresses.self)
   let server = InspectorServer(
     logPath: logPath, host: "127.0.0.1", port: 0, listenAddress: listenAddress, pollInterval: .milliseconds(200),
-    commandTimeout: commandTimeout, pingInterval: pingInterval, report: { output.add($0) })
+    commandTimeout: commandTimeout, pingInterval: pingInterval, sessionBytes: sessionBytes,
+    report: { output.add($0) })
   let task = Task {
     defer { continuation.finish() }
     try await server.serve { continuation.yield($0) }

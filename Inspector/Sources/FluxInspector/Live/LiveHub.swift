@@ -13,6 +13,9 @@ final class LiveHub: @unchecked Sendable {
   let report: @Sendable (String) -> Void
   /// How long a command waits for its answer.
   let commandTimeout: TimeAmount
+  /// The most bytes of items all sessions together keep: beyond, the session that keeps the most
+  /// drops its oldest.
+  let byteLimit: Int
 
   private let lock = NSLock()
   // Guarded by `lock`, as is every property of each session.
@@ -36,11 +39,12 @@ final class LiveHub: @unchecked Sendable {
   static let allWrongCodesLimit = 100
 
   init(
-    pairingCode: String?, commandTimeout: TimeAmount = .seconds(15),
+    pairingCode: String?, commandTimeout: TimeAmount = .seconds(15), byteLimit: Int = 256 << 20,
     report: @escaping @Sendable (String) -> Void = { _ in }
   ) {
     self.pairingCode = pairingCode
     self.commandTimeout = commandTimeout
+    self.byteLimit = byteLimit
     self.report = report
   }
 
@@ -197,6 +201,7 @@ final class LiveHub: @unchecked Sendable {
       if n > session.next { session.append(Self.gapItem(from: session.next, count: n - session.next, "missing")) }
       session.append(entry)
       session.next = n + 1
+      keepWithinBytes()
     }
   }
 
@@ -236,6 +241,7 @@ final class LiveHub: @unchecked Sendable {
         for (index, line) in command.imported.enumerated() {
           session.append("{\"imported\":\(index + 1),\"raw\":\(JSONText.string(line))}")
         }
+        keepWithinBytes()
         if command.kind == "pause" { session.isPaused = true }
         if command.kind == "resume" { session.isPaused = false }
         session.version += 1
@@ -371,6 +377,15 @@ final class LiveHub: @unchecked Sendable {
   }
 
   // Helpers, under the lock.
+
+  /// Drops the oldest items of the session that keeps the most bytes, until all of them together
+  /// keep at most ``byteLimit``: 32 sessions of 64 MiB each would be 2 GiB.
+  private func keepWithinBytes() {
+    var total = sessions.reduce(0) { $0 + $1.byteCount }
+    while total > byteLimit, let largest = sessions.max(by: { $0.byteCount < $1.byteCount }), largest.itemCount > 1 {
+      total -= largest.dropOldest()
+    }
+  }
 
   private func session(_ id: Int) -> LiveSession? {
     sessions.first { $0.id == id }

@@ -90,20 +90,33 @@ final class LiveSession {
   /// Whether the app is connected now.
   var isLive: Bool { connection != nil }
 
+  /// How many items it keeps, and their bytes.
+  var itemCount: Int { items.count - start }
+  var byteCount: Int { bytes }
+
   /// Adds `item` to the history, dropping the oldest items over the limits.
   func append(_ item: String) {
     items.append(item)
     bytes += item.utf8.count
-    while items.count - start > Self.itemLimit || (bytes > Self.byteLimit && items.count - start > 1) {
-      bytes -= items[start].utf8.count
-      items[start] = ""
-      start += 1
-      first += 1
+    while itemCount > Self.itemLimit || (bytes > Self.byteLimit && itemCount > 1) {
+      dropOldest()
     }
+  }
+
+  /// Drops the oldest item kept; returns its bytes.
+  @discardableResult
+  func dropOldest() -> Int {
+    guard itemCount > 0 else { return 0 }
+    let size = items[start].utf8.count
+    bytes -= size
+    items[start] = ""
+    start += 1
+    first += 1
     if start > 4096 && start * 2 > items.count {
       items.removeFirst(start)
       start = 0
     }
+    return size
   }
 
   /// The items from index `from` on, at most `limit` of them and about `byteLimit` bytes.
