@@ -209,9 +209,14 @@ struct InspectorSteeringTests {
     #expect(unknown["error"] as? String == "the app has no store nowhere")
     let strange = try app.command("explode")
     #expect(strange["error"] as? String == "the app knows no command explode")
-    let hello = try #require(app.inspector.messages.first)
-    let stores = try #require(hello["stores"] as? [[String: Any]])
-    #expect(stores.count == 2)
+    // The hello names the stores offered by then; a `stores` message names them as they come.
+    func announced() -> [[String: Any]] {
+      let messages = app.inspector.messages.filter { ["hello", "stores"].contains($0["type"] as? String) }
+      return messages.last?["stores"] as? [[String: Any]] ?? []
+    }
+    #expect(app.inspector.waitUntil { announced().count == 2 })
+    let stores = announced()
+    try #require(stores.count == 2)
     #expect(stores[0]["label"] as? String == "counter")
     #expect(stores[0]["state"] as? String == "CounterState")
     #expect(stores[0]["steerable"] as? Bool == true)

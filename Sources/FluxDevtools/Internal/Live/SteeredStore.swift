@@ -98,8 +98,8 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
         try jump(to: to, context)
         return .done("jumped \(label) to after #\(to)")
       case "present":
-        try recompute(.present, skipped: lock.withLock { timeline.skipped }, context)
-        return .done("\(label) is back to the present")
+        let missed = try recompute(.present, skipped: lock.withLock { timeline.skipped }, context)
+        return .done("\(label) is back to the present" + Self.missing(missed))
       case "skip", "unskip":
         guard let at = fields.wholeNumber("at") else {
           throw SteerError("\(command) needs \"at\", the number of a line")
@@ -107,8 +107,8 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
         try checkSkippable(at, context)
         var skipped = lock.withLock { timeline.skipped }
         if command == "skip" { skipped.insert(at) } else { skipped.remove(at) }
-        try recompute(command == "skip" ? .skip : .unskip, skipped: skipped, context)
-        return .done("\(command == "skip" ? "skipped" : "unskipped") #\(at) of \(label)")
+        let missed = try recompute(command == "skip" ? .skip : .unskip, skipped: skipped, context)
+        return .done("\(command == "skip" ? "skipped" : "unskipped") #\(at) of \(label)" + Self.missing(missed))
       case "dispatch":
         guard let raw = fields.raw("action") else {
           throw SteerError("dispatch needs \"action\", the action as JSON, as the log writes actions")
@@ -172,22 +172,36 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
   }
 
   /// Sets the store to the timeline's state now, for `skipped`: computed from the nearest base,
-  /// committed; again if actions of the app came between the computation and the commit (up to
-  /// four times, then the state holds all but those that came during the last).
-  private func recompute(_ kind: Event.Kind, skipped: Set<Int>, _ context: SteeringContext) throws(SteerError) {
-    for _ in 0..<4 {
+  /// committed; again while actions of the app came between the computation and the commit, for
+  /// as long as a command may wait for a commit (``SteeringContext/commitTimeout``). Returns how
+  /// many actions of the app the state set last misses: 0 unless the app committed without a
+  /// pause for all that time.
+  private func recompute(_ kind: Event.Kind, skipped: Set<Int>, _ context: SteeringContext) throws(SteerError)
+    -> Int
+  {
+    let deadline = Clock.now() &+ context.engine.settings.nanoseconds(context.commitTimeout)
+    while true {
       let written = context.flush()
       let snapshot = try compute(until: written, skipped: skipped, context)
       let event = try commitRestore(snapshot, kind: kind, skipped: skipped, context)
       lock.withLock { timeline.skipped = skipped }
-      guard let line = event.line else { return }
+      guard let line = event.line else { return 0 }
       let between = (try? context.lines(from: written, until: line, for: label)) ?? []
-      guard between.contains(where: { $0.facts.store == label && $0.facts.isTimelineAction }) else { return }
+      let missed = between.filter { $0.facts.store == label && $0.facts.isTimelineAction }.count
+      guard missed > 0 else { return 0 }
       // The app's actions came between: the state set misses them. Not a base; once more.
       lock.withLock {
         if let index = timeline.events.lastIndex(where: { $0.line == line }) { timeline.events[index].isBase = false }
       }
+      if Clock.now() >= deadline { return missed }
     }
+  }
+
+  /// What an answer adds when the state set misses `missed` actions of the app.
+  private static func missing(_ missed: Int) -> String {
+    guard missed > 0 else { return "" }
+    return "; \(missed) \(missed == 1 ? "action" : "actions") the app committed meanwhile, without a pause, "
+      + "\(missed == 1 ? "is" : "are") not in it"
   }
 
   /// Dispatches an action typed in the inspector, and waits for its commit.
