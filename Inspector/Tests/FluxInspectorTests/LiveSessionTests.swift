@@ -76,6 +76,22 @@ struct LiveSessionTests {
     }
   }
 
+  @Test func aStateNameIsKeptToItsFirstBytesHoweverItsCharactersAreMade() async throws {
+    try await withLiveServer { server in
+      let app = try FakeApp(port: server.appsPort)
+      // One character: a letter and 100,000 accents on it.
+      let name = "S" + String(repeating: "\u{301}", count: 100_000)
+      app.send(
+        #"{"type":"hello","protocol":1,"app":"todo","session":"s","pid":1,"platform":"Linux","next":0,"#
+          + #""stores":[{"label":"lists","state":"\#(name)","steerable":true}]}"#)
+      #expect(await app.readLine()?.contains("welcome") == true)
+      let list = object(try await fetch("/live/sessions", port: server.port).body)
+      let stores = try #require((list["sessions"] as? [[String: Any]])?.first?["stores"] as? [[String: Any]])
+      let state = try #require(stores.first?["state"] as? String)
+      #expect(state.unicodeScalars.first == "S" && state.utf8.count <= 256, "\(state.utf8.count) bytes")
+    }
+  }
+
   @Test func aReconnectContinuesItsSessionFromTheLinesTheInspectorHas() async throws {
     try await withLiveServer { server in
       let first = try FakeApp(port: server.appsPort, session: "the-same-process")

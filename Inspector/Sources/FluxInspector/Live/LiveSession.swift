@@ -21,7 +21,9 @@ struct AppStore: Sendable, Equatable {
       guard let object = element as? [String: Any], let label = object["label"] as? String,
         (1...256).contains(label.utf8.count)
       else { return nil }
-      let state = (object["state"] as? String).map { String($0.prefix(256)) } ?? ""
+      // At most 256 bytes: 64 scalars, not 256 characters, one of which may hold a million scalars.
+      let state =
+        (object["state"] as? String).map { String(String.UnicodeScalarView($0.unicodeScalars.prefix(64))) } ?? ""
       let steerable = (object["steerable"] as? Bool) ?? false
       if !stores.contains(where: { $0.label == label }) {
         stores.append(AppStore(label: label, state: state, steerable: steerable))
