@@ -33,6 +33,23 @@ struct HostileAppTests {
     ),
   ]
 
+  @Test func inv21_noControlCharacterFromAnAppReachesTheServersOutput() async throws {
+    let server = try await ServerProcess([])
+    let app = try FakeApp(port: server.appsPort)
+    #expect(await app.hello().contains("welcome"))
+    app.send(#"{"type":"error","message":"\u001b]0;owned\u0007\u001b[2J\u009b31m\r\nforged line"}"#)
+    #expect(await app.isClosed())
+    let unknown = try FakeApp(port: server.appsPort)
+    #expect(await unknown.hello().contains("welcome"))
+    unknown.send(#"{"type":"\u001b[31mred"}"#)
+    #expect(await unknown.isClosed())
+    let said = server.errorOutput
+    #expect(said.contains("forged line") && said.contains("red"), "\(said)")
+    #expect(
+      !said.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) }, "\(said)")
+    #expect(!said.contains("\nforged line"), "\(said)")
+  }
+
   @Test func inv21_aLineThatIsNotAMessageIsAnsweredWithAnErrorAndClosedAndTheServerGoesOn() async throws {
     let server = try await ServerProcess([])
     for (line, words) in Self.badLines {

@@ -135,8 +135,12 @@ enum ServerOutput {
 
   /// Writes `line` to standard error, `flux-inspector: ` first: at most 20 lines a second, so
   /// that a page that sends a flood of refused requests cannot flood the terminal; the lines
-  /// left out are counted in the next one said.
-  static let standardError: @Sendable (String) -> Void = { line in
+  /// left out are counted in the next one said. A control character (an app's words may hold
+  /// the escapes that move a terminal's cursor or set its title) is written `?`.
+  static let standardError: @Sendable (String) -> Void = { words in
+    let line = String(
+      String.UnicodeScalarView(
+        words.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "?" : $0 }))
     let now = Int(Date().timeIntervalSince1970)
     let text: String? = lock.withLock {
       if now != second {
