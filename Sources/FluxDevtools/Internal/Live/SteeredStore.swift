@@ -236,10 +236,19 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
     _ snapshot: State.Snapshot, kind: Event.Kind, skipped: Set<Int>, _ context: SteeringContext
   ) throws(SteerError) -> Event {
     let dispatchedAt = try commit(State.restore(snapshot), kind: kind.rawValue, context)
-    let foundBy = context.flush()
     let known = Set(lock.withLock { timeline.events.compactMap(\.line) })
-    let lines = (try? context.lines(from: dispatchedAt, until: foundBy, for: label)) ?? []
-    let line = lines.first { $0.facts.store == label && $0.facts.steered == kind.rawValue && !known.contains($0.n) }
+    // The commit is known as its line is made, a moment before the log holds it: looked for until
+    // it is there, for as long as a command may wait, or until a line it needs was not kept.
+    let deadline = Clock.now() &+ context.engine.settings.nanoseconds(context.commitTimeout)
+    var foundBy: Int
+    var line: HeldLine?
+    while true {
+      foundBy = context.flush()
+      guard let lines = try? context.lines(from: dispatchedAt, until: foundBy, for: label) else { break }
+      line = lines.first { $0.facts.store == label && $0.facts.steered == kind.rawValue && !known.contains($0.n) }
+      if line != nil || Clock.now() >= deadline { break }
+      usleep(1_000)
+    }
     let event = Event(
       kind: kind, line: line?.n, dispatchedAt: dispatchedAt, foundBy: foundBy, snapshot: snapshot, skipped: skipped,
       isBase: true)
