@@ -12,6 +12,7 @@ let usage = """
          flux-bench scaling [--reps N] [--curves send,global,churn,queue,main] [--implementations flux,baseline,opencombine]
                             [--work F] [--sizes 100,10000] [--json PATH]
          flux-bench scaling-child CURVE IMPLEMENTATION SIZE [--work F]
+         flux-bench inspector [--actions N] [--rounds N]
 
   run    (default) each workload of each contender in N fresh processes; prints the table of medians
   smoke  every workload of every contender once at a tiny size in this process; checks the counters;
@@ -19,6 +20,8 @@ let usage = """
   child  one measurement, printed as a RESULT line (what run starts)
   scaling        the cost per item of each curve at each size, in N fresh processes per point
   scaling-child  one point of a curve, printed as a RESULT line (what scaling starts)
+  inspector      what a live InspectorConnection costs a committing store, with a live, a slow and a
+                 dead inspector (Linux)
   """
 
 /// Runs every workload of every contender once at a tiny size, then checks the Flux scaling
@@ -105,6 +108,9 @@ case "child": exit(child(arguments.dropFirst()))
 case "run": exit(run(arguments.dropFirst()))
 case "scaling": exit(scaling(arguments.dropFirst()))
 case "scaling-child": exit(scalingChild(arguments.dropFirst()))
+#if canImport(Glibc)
+  case "inspector": exit(InspectorBench.main(arguments.dropFirst()))
+#endif
 case nil: exit(run(arguments))
 case let other? where other.hasPrefix("--"): exit(run(arguments))
 default:
