@@ -1,7 +1,8 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The Flux Inspector: a page that shows an action log, live or from a recording. A package of its
+// The Flux Inspector: a page that shows the action logs of running apps and of recordings, and
+// steers the apps. A package of its
 // own, so its server library never reaches the users of Flux.
 let package = Package(
   name: "FluxInspector",
@@ -23,6 +24,8 @@ let package = Package(
         .product(name: "FluxDevtools", package: "Flux"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -35,6 +38,7 @@ let package = Package(
       dependencies: [
         "FluxInspector",
         "flux-inspector",
+        .product(name: "NIOCore", package: "swift-nio"),
       ]
     ),
   ],

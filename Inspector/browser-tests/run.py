@@ -28,6 +28,9 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import logs  # noqa: E402
+from fakeapp import FakeApp  # noqa: E402
+from live import LiveTests  # noqa: E402
+from todolive import TodoLiveTests  # noqa: E402
 
 # The commands of the recorded todo session, as typed at its prompt.
 TODO_COMMANDS = """new Groceries
@@ -63,16 +66,25 @@ def check(condition, message):
 
 
 class Inspector:
-    """flux-inspector serving one log, until stopped."""
+    """flux-inspector serving one log, or none (the apps that connect), until stopped."""
 
-    def __init__(self, binary, log, port=None):
-        arguments = [binary, log] + (["--port", str(port)] if port else [])
+    def __init__(self, binary, log, port=None, apps_port=None, extra=()):
+        arguments = [binary] + ([log] if log else []) + (["--port", str(port)] if port else [])
+        arguments += (["--apps-port", str(apps_port)] if apps_port else []) + list(extra)
         self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         if not line.startswith("Flux Inspector: http://"):
             self.process.kill()
             raise Failure("flux-inspector did not start: " + line + self.process.stderr.read())
         self.url = line.split()[2]
+        apps = self.process.stdout.readline()
+        if not apps.startswith("Apps connect with FLUX_INSPECTOR="):
+            self.process.kill()
+            raise Failure("flux-inspector did not say where apps connect: " + apps)
+        self.apps = apps.strip().split("=", 1)[1]
+        self.pairing = None
+        if "--listen" in extra:
+            self.pairing = self.process.stdout.readline().strip().split("=", 1)[1]
 
     def stop(self):
         self.process.terminate()
@@ -83,11 +95,13 @@ class Inspector:
             self.process.wait()
 
 
-class Suite:
+class Suite(LiveTests, TodoLiveTests):
     def __init__(self, args):
         self.args = args
         self.work = tempfile.mkdtemp(prefix="flux-inspector-browser-")
         self.servers = []
+        self.apps = []
+        self.todos = []
         self.figures = {}
         options = webdriver.ChromeOptions()
         options.binary_location = args.chromium
@@ -123,10 +137,16 @@ class Suite:
         shutil.copyfile(self.todo_log, target)
         return target
 
-    def serve(self, log, port=None):
-        server = Inspector(self.args.inspector, log, port)
+    def serve(self, log, port=None, apps_port=None, extra=()):
+        server = Inspector(self.args.inspector, log, port, apps_port, extra)
         self.servers.append(server)
         return server
+
+    def connect(self, server, **options):
+        app = FakeApp(server.apps, **options)
+        app.connect()
+        self.apps.append(app)
+        return app
 
     def open(self, url, timeout=30):
         self.driver.get(url)
@@ -778,6 +798,7 @@ def main():
     passed = failed = 0
     try:
         for name in [name for name in dir(Suite) if name.startswith("test_") and args.only in name]:
+            suite.driver.get("about:blank")
             started = time.monotonic()
             try:
                 getattr(suite, name)()
@@ -790,6 +811,12 @@ def main():
                     traceback.print_exc()
                 suite.screenshot(f"failed-{name}.png")
             finally:
+                for app in suite.apps:
+                    app.close()
+                suite.apps = []
+                for todo in suite.todos:
+                    todo.close()
+                suite.todos = []
                 for server in suite.servers:
                     server.stop()
                 suite.servers = []

@@ -15,15 +15,18 @@ import ServiceLifecycle
 #endif
 
 /// The inspector's web server: the page, its script and style, the log, and the log's new lines
-/// as they are written.
+/// as they are written; and, on a port of their own, the running apps that connect to it (see
+/// ``serve(handleSignals:onListening:)``), whose sessions it shows and whose stores its page
+/// steers.
 ///
 /// ```swift
 /// let server = InspectorServer(logPath: "session.jsonl")
 /// try await server.run { address in print("Flux Inspector: \(address)") }
 /// ```
 ///
-/// It answers `GET` on these paths, and nothing else (any other is 404, whatever
-/// `..`, `%2e` or absolute path it holds: no path reaches the file system):
+/// It answers `GET` on these paths, the live sessions' paths and `POST /command` (see
+/// `addLiveRoutes`), and nothing else (any other is 404, whatever `..`, `%2e` or absolute path
+/// it holds: no path reaches the file system):
 ///
 /// - `/`: the page; `/inspector.js` and `/inspector.css`: its script and style;
 /// - `/log`: the log as ``LogDocument`` writes it, with what was written since the last request;
@@ -38,34 +41,78 @@ import ServiceLifecycle
 ///
 /// It answers only requests for its own address (`Host: 127.0.0.1:PORT` or `localhost:PORT`, or
 /// the address it listens on), so that no other site's page can read the log through a name
-/// that resolves to this machine; any other is refused with 403. Its file work runs on threads of
-/// its own, never on those that answer requests (rule 21).
+/// that resolves to this machine; any other is refused with 403. A command that changes a
+/// running app is taken from its own page only (`PageAccess`). Its file work runs on threads of
+/// its own, and the apps are read on threads of their own, never on those that answer requests
+/// (rule 21).
 public struct InspectorServer: Sendable {
-  /// The log to serve.
-  public let logPath: String
+  /// The log to serve, if any: shown as a read-only session beside the apps' live ones.
+  public let logPath: String?
   /// The address to listen on: the loopback address unless told otherwise.
   public let host: String
   /// The port to listen on; 0 lets the system choose a free one.
   public let port: Int
+  /// The port apps connect to; 0 lets the system choose a free one.
+  public let appsPort: Int
+  /// The address apps connect to from other machines (`--listen`), who must then present the
+  /// pairing code; `nil` for this machine only (the loopback address), with no code.
+  public let listenAddress: String?
   /// How often `/events` looks at the log's length.
   let pollInterval: Duration
+  /// How long a command waits for the app's answer.
+  let commandTimeout: TimeAmount
+  /// How long the inspector sends nothing to an app before it sends a `ping`.
+  let pingInterval: TimeAmount
+  /// The most bytes the apps' sessions keep together.
+  let sessionBytes: Int
+  /// Says a line in the server's output: a refused command or app.
+  let report: @Sendable (String) -> Void
 
-  /// Creates a server for the log at `logPath`.
-  ///
-  /// - Parameters:
-  ///   - logPath: The log to serve.
-  ///   - host: The address to listen on.
-  ///   - port: The port, or 0 for one that the system chooses.
-  public init(logPath: String, host: String = "127.0.0.1", port: Int = 0) {
-    self.init(logPath: logPath, host: host, port: port, pollInterval: .milliseconds(200))
+  /// Where a running server is: the page's address, the address apps connect to, and the code
+  /// they must present.
+  public struct Addresses: Sendable, Equatable {
+    /// The page, such as `http://127.0.0.1:8080/`.
+    public let page: String
+    /// Where apps connect, `HOST:PORT`, as `FLUX_INSPECTOR` takes it.
+    public let apps: String
+    /// The code apps must present (`FLUX_INSPECTOR_PAIRING`), when they connect from the network.
+    public let pairingCode: String?
   }
 
-  init(logPath: String, host: String, port: Int, pollInterval: Duration) {
+  /// Creates a server for the log at `logPath`, and for apps that connect.
+  ///
+  /// - Parameters:
+  ///   - logPath: The log to serve, or `nil` for the apps' live sessions only.
+  ///   - host: The address the page is served on.
+  ///   - port: The page's port, or 0 for one that the system chooses.
+  ///   - appsPort: The port apps connect to, or 0 for one that the system chooses.
+  ///   - listenAddress: The address apps connect to from the network (they must then present the
+  ///     pairing code the server makes), or `nil` for this machine only.
+  public init(
+    logPath: String?, host: String = "127.0.0.1", port: Int = 0, appsPort: Int = 0, listenAddress: String? = nil
+  ) {
+    self.init(
+      logPath: logPath, host: host, port: port, appsPort: appsPort, listenAddress: listenAddress,
+      pollInterval: .milliseconds(200))
+  }
+
+  init(
+    logPath: String?, host: String, port: Int, appsPort: Int = 0, listenAddress: String? = nil,
+    pollInterval: Duration, commandTimeout: TimeAmount = .seconds(15), pingInterval: TimeAmount = .seconds(5),
+    sessionBytes: Int = 256 << 20, report: @escaping @Sendable (String) -> Void = ServerOutput.standardError
+  ) {
     precondition((0...65535).contains(port), "InspectorServer: the port \(port) is not from 0 to 65535")
+    precondition((0...65535).contains(appsPort), "InspectorServer: the apps' port \(appsPort) is not from 0 to 65535")
     self.logPath = logPath
     self.host = host
     self.port = port
+    self.appsPort = appsPort
+    self.listenAddress = listenAddress
     self.pollInterval = pollInterval
+    self.commandTimeout = commandTimeout
+    self.pingInterval = pingInterval
+    self.sessionBytes = sessionBytes
+    self.report = report
   }
 
   /// Checks the log, listens, calls `onReady` with the page's address, and serves until the task
@@ -79,42 +126,81 @@ public struct InspectorServer: Sendable {
   public func run(handleSignals: Bool = false, onReady: @escaping @Sendable (String) -> Void)
     async throws(InspectorError)
   {
-    try LogFile.checkReadable(path: logPath)
-    let cache = LogCache(path: logPath)
+    try await serve(handleSignals: handleSignals) { onReady($0.page) }
+  }
+
+  /// Checks the log, listens for the page and for apps, calls `onListening` with where, and
+  /// serves until the task is cancelled or the process gets SIGINT or SIGTERM.
+  ///
+  /// ```swift
+  /// try await InspectorServer(logPath: nil).serve { addresses in
+  ///   print("Flux Inspector: \(addresses.page)")
+  ///   print("Apps connect with FLUX_INSPECTOR=\(addresses.apps)")
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - handleSignals: Whether SIGINT and SIGTERM stop the server: for a program, not a test.
+  ///   - onListening: Called once, with the page's address and the apps'.
+  /// - Throws: An ``InspectorError`` in one line when the log cannot be read, or an address
+  ///   cannot be listened on (a port in use among them).
+  public func serve(handleSignals: Bool = false, onListening: @escaping @Sendable (Addresses) -> Void)
+    async throws(InspectorError)
+  {
+    let cache: LogCache?
+    if let logPath {
+      try LogFile.checkReadable(path: logPath)
+      cache = LogCache(path: logPath)
+    } else {
+      cache = nil
+    }
     // Read the log while the page is on its way: a long one takes seconds to check.
-    let warming = Task { _ = try? await cache.document() }
+    let warming = Task { _ = try? await cache?.document() }
     defer { warming.cancel() }
+    let pairingCode = listenAddress.map { _ in Pairing.newCode() }
+    let hub = LiveHub(
+      pairingCode: pairingCode, commandTimeout: commandTimeout, byteLimit: sessionBytes, report: report)
+    let appsHost = listenAddress ?? "127.0.0.1"
+    let listener = try await AppListener.start(
+      host: appsHost, port: appsPort, pingInterval: pingInterval, hub: hub)
+    let appsAddress = Pairing.shownAddress(appsHost, port: listener.port)
     var logger = Logger(label: "flux-inspector")
     logger.logLevel = .critical
     let host = host
     let hosts = AllowedHosts(address: host)
+    let page = PageAccess(token: Pairing.newToken(), hosts: hosts, report: report)
     let app = Application(
-      router: router(cache: cache, hosts: hosts),
+      router: router(cache: cache, hosts: hosts, hub: hub, page: page),
       configuration: .init(address: .hostname(host, port: port), serverName: "flux-inspector"),
       onServerRunning: { channel in
         let port = channel.localAddress?.port ?? 0
         hosts.listening(on: port)
         let shown = host.contains(":") ? "[\(host)]" : host
-        onReady("http://\(shown):\(port)/")
+        onListening(Addresses(page: "http://\(shown):\(port)/", apps: appsAddress, pairingCode: pairingCode))
       },
       logger: logger
     )
+    let result: Result<Void, InspectorError>
     do {
       if handleSignals {
         try await app.runService()
       } else {
         try await app.runService(gracefulShutdownSignals: [])
       }
+      result = .success(())
     } catch let error as IOError {
-      throw Self.describe(error, host: host, port: port)
+      result = .failure(Self.describe(error, host: host, port: port))
     } catch let error as InspectorError {
-      throw error
+      result = .failure(error)
     } catch is CancellationError {
-      return
+      result = .success(())
     } catch {
-      throw Self.describe(address: error, host: host)
-        ?? InspectorError("cannot serve on \(host):\(port): the server stopped on an error it gave no words for")
+      result = .failure(
+        Self.describe(address: error, host: host)
+          ?? InspectorError("cannot serve on \(host):\(port): the server stopped on an error it gave no words for"))
     }
+    await listener.stop()
+    try result.get()
   }
 
   /// Why `host` cannot be listened on, in words, when `error` says that it is no address.
@@ -136,10 +222,10 @@ public struct InspectorServer: Sendable {
     return InspectorError("cannot listen on \(host): \(cause)")
   }
 
-  static func describe(_ error: IOError, host: String, port: Int) -> InspectorError {
+  static func describe(_ error: IOError, host: String, port: Int, option: String = "--port") -> InspectorError {
     switch error.errnoCode {
     case EADDRINUSE:
-      InspectorError("cannot listen on \(host):\(port): the port is in use; give another with --port, or none")
+      InspectorError("cannot listen on \(host):\(port): the port is in use; give another with \(option), or none")
     case EADDRNOTAVAIL: InspectorError("cannot listen on \(host):\(port): this machine has no such address")
     case EACCES:
       InspectorError("cannot listen on \(host):\(port): permission denied (ports below 1024 need privileges)")
@@ -148,15 +234,15 @@ public struct InspectorServer: Sendable {
   }
 
   /// The routes: these and no others.
-  func router(cache: LogCache, hosts: AllowedHosts) -> Router<BasicRequestContext> {
+  func router(cache: LogCache?, hosts: AllowedHosts, hub: LiveHub, page: PageAccess) -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: HostCheck(hosts: hosts))
-    let logPath = logPath
     let pollInterval = pollInterval
-    router.get("/") { _, _ in Self.text(InspectorPage.html, type: "text/html; charset=utf-8") }
+    router.get("/") { _, _ in Self.text(page.html, type: "text/html; charset=utf-8") }
     router.get("/inspector.js") { _, _ in Self.text(InspectorPage.script, type: "text/javascript; charset=utf-8") }
     router.get("/inspector.css") { _, _ in Self.text(InspectorPage.style, type: "text/css; charset=utf-8") }
     router.get("/log") { _, _ in
+      guard let cache else { return Self.noLog }
       do throws(InspectorError) {
         return Self.text(try await cache.document(), type: "application/json")
       } catch {
@@ -164,6 +250,7 @@ public struct InspectorServer: Sendable {
       }
     }
     router.get("/session-test.swift") { _, _ in
+      guard let logPath else { return Self.noLog }
       // Reading and checking a long log takes a while: not on a thread that answers requests.
       let test = await FileWork.run {
         Result { () throws(InspectorError) in try SessionTestExport.test(logPath: logPath) }
@@ -178,34 +265,51 @@ public struct InspectorServer: Sendable {
       }
     }
     router.get("/events") { request, _ in
+      guard let cache else { return Self.noLog }
       let query: EventsQuery
       do throws(InspectorError) {
         query = try EventsQuery(request.uri.query)
       } catch {
         return Self.text(error.message, type: "text/plain; charset=utf-8", status: .badRequest)
       }
-      var headers = HTTPFields()
-      headers[.contentType] = "text/event-stream"
-      headers[.cacheControl] = "no-store"
-      return Response(
-        status: .ok, headers: headers,
-        body: ResponseBody { writer in
-          // The server stops once every response is done: this one ends when it is asked to.
-          let stop = StopSignal()
-          try await withGracefulShutdownHandler {
-            try await LogEvents(path: logPath, query: query, interval: pollInterval).send(until: stop) { event in
-              try await writer.write(ByteBuffer(string: event))
-            }
-          } onGracefulShutdown: {
-            stop.raise()
-          }
-          try await writer.finish(nil)
-        })
+      return Self.eventStream { stop, send in
+        try await LogEvents(path: cache.path, query: query, interval: pollInterval).send(until: stop, send)
+      }
     }
+    addLiveRoutes(to: router, hub: hub, page: page, logPath: logPath)
     return router
   }
 
-  private static func text(_ text: String, type: String, status: HTTPResponse.Status = .ok) -> Response {
+  /// The answer to `/log` and `/events` when the server shows no log.
+  private static var noLog: Response {
+    text(
+      "this inspector shows no log file: only the apps that connect", type: "text/plain; charset=utf-8",
+      status: .notFound)
+  }
+
+  /// A stream of server-sent events, written by `body` until it returns, the page goes, or the
+  /// server stops.
+  static func eventStream(
+    _ body: @escaping @Sendable (StopSignal, (String) async throws -> Void) async throws -> Void
+  ) -> Response {
+    var headers = HTTPFields()
+    headers[.contentType] = "text/event-stream"
+    headers[.cacheControl] = "no-store"
+    return Response(
+      status: .ok, headers: headers,
+      body: ResponseBody { writer in
+        // The server stops once every response is done: this one ends when it is asked to.
+        let stop = StopSignal()
+        try await withGracefulShutdownHandler {
+          try await body(stop) { event in try await writer.write(ByteBuffer(string: event)) }
+        } onGracefulShutdown: {
+          stop.raise()
+        }
+        try await writer.finish(nil)
+      })
+  }
+
+  static func text(_ text: String, type: String, status: HTTPResponse.Status = .ok) -> Response {
     var headers = HTTPFields()
     headers[.contentType] = type
     headers[.cacheControl] = "no-store"

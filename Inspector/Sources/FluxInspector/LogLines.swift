@@ -111,14 +111,45 @@ public struct LogLines: Sendable {
 
 /// JSON text written by hand, where encoding a whole structure would cost more than it brings.
 enum JSONText {
-  /// `text` as a JSON string, quotes included.
+  /// `text` as a JSON string, quotes included: `"` and `\` escaped with a backslash, control
+  /// characters as `\u00XX`, everything else as it is (UTF-8, which JSON allows).
   ///
-  /// Foundation's encoder does it, compiled optimized even in a debug build of the inspector:
-  /// a loop over the bytes here took ten times as long there, for every line of the log.
+  /// One pass over the bytes, into a string of the right size: for a line of a log (420 bytes),
+  /// 0.6 µs optimized and 14 µs in a debug build, where Foundation's encoder took 16 to 18 µs in
+  /// both; every line of every log and of every app goes through here.
   static func string(_ text: String) -> String {
-    guard let data = try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed]) else {
-      preconditionFailure("JSONText: a String is always a JSON fragment")
+    var text = text
+    return text.withUTF8 { source in
+      var extra = 0
+      for byte in source where byte == 0x22 || byte == 0x5C || byte < 0x20 {
+        extra += byte < 0x20 ? 5 : 1
+      }
+      return String(unsafeUninitializedCapacity: source.count + extra + 2) { out in
+        let hex: StaticString = "0123456789abcdef"
+        var at = 0
+        out[at] = 0x22
+        at += 1
+        for byte in source {
+          if byte == 0x22 || byte == 0x5C {
+            out[at] = 0x5C
+            out[at + 1] = byte
+            at += 2
+          } else if byte < 0x20 {
+            out[at] = 0x5C
+            out[at + 1] = UInt8(ascii: "u")
+            out[at + 2] = UInt8(ascii: "0")
+            out[at + 3] = UInt8(ascii: "0")
+            out[at + 4] = hex.utf8Start[Int(byte >> 4)]
+            out[at + 5] = hex.utf8Start[Int(byte & 0x0F)]
+            at += 6
+          } else {
+            out[at] = byte
+            at += 1
+          }
+        }
+        out[at] = 0x22
+        return at + 1
+      }
     }
-    return String(decoding: data, as: UTF8.self)
   }
 }

@@ -1,7 +1,8 @@
 import FluxInspector
 import Foundation
 
-// flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html [--force]]
+// flux-inspector [LOG.jsonl] [--port N] [--host ADDRESS] [--apps-port N] [--listen ADDRESS]
+// flux-inspector LOG.jsonl --html FILE.html [--force]
 // flux-inspector LOG.jsonl --swift-test FILE.swift [--final-state-only] [--force]: see InspectorOptions.
 
 /// Prints `message` to standard error as one line, and exits with `code`.
@@ -26,9 +27,9 @@ if options.isHelp {
   exit(0)
 }
 
-if let htmlPath = options.htmlPath {
+if let htmlPath = options.htmlPath, let logPath = options.logPath {
   do {
-    try InspectorPage.writeSelfContained(logPath: options.logPath, to: htmlPath, replacingAnyFile: options.isForced)
+    try InspectorPage.writeSelfContained(logPath: logPath, to: htmlPath, replacingAnyFile: options.isForced)
     print("Wrote \(htmlPath): open it in a browser.")
     exit(0)
   } catch {
@@ -36,10 +37,10 @@ if let htmlPath = options.htmlPath {
   }
 }
 
-if let testPath = options.swiftTestPath {
+if let testPath = options.swiftTestPath, let logPath = options.logPath {
   do {
     let leftOut = try SessionTestExport.write(
-      logPath: options.logPath, to: testPath, stateChecks: options.isFinalStateOnly ? .finalState : .afterEveryAction,
+      logPath: logPath, to: testPath, stateChecks: options.isFinalStateOnly ? .finalState : .afterEveryAction,
       replacingAnyFile: options.isForced)
     print("Wrote \(testPath): one test per store of the session.")
     for problem in leftOut {
@@ -51,11 +52,16 @@ if let testPath = options.swiftTestPath {
   }
 }
 
-let server = InspectorServer(logPath: options.logPath, host: options.host, port: options.port)
+let server = InspectorServer(
+  logPath: options.logPath, host: options.host, port: options.port, appsPort: options.appsPort,
+  listenAddress: options.listenAddress)
 do {
-  try await server.run(handleSignals: true) { address in
-    // Unbuffered: a script that started the server reads the address at once.
-    FileHandle.standardOutput.write(Data("Flux Inspector: \(address) (\(options.logPath))\n".utf8))
+  try await server.serve(handleSignals: true) { addresses in
+    // Unbuffered, and in one write: a script that started the server reads the addresses at once.
+    var text = "Flux Inspector: \(addresses.page)" + (options.logPath.map { " (\($0))" } ?? "") + "\n"
+    text += "Apps connect with FLUX_INSPECTOR=\(addresses.apps)\n"
+    if let code = addresses.pairingCode { text += "FLUX_INSPECTOR_PAIRING=\(code)\n" }
+    FileHandle.standardOutput.write(Data(text.utf8))
   }
 } catch {
   fail(error.message)

@@ -16,12 +16,33 @@ struct CommandLineTests {
     #expect(defaults.port == 0)
     #expect(defaults.host == "127.0.0.1")
     #expect(defaults.htmlPath == nil)
+    #expect(defaults.appsPort == 0)
+    #expect(defaults.listenAddress == nil)
+  }
+
+  @Test func withNoLogTheInspectorShowsTheAppsThatConnect() throws {
+    let options = try InspectorOptions(arguments: ["--apps-port", "9400", "--listen", "0.0.0.0"])
+    #expect(options.logPath == nil)
+    #expect(options.appsPort == 9400)
+    #expect(options.listenAddress == "0.0.0.0")
+  }
+
+  @Test func inLiveModeTheProgramPrintsWhereAppsConnectAndWithListenThePairingCode() async throws {
+    let loopback = try await ServerProcess([])
+    #expect(loopback.pairingCode == nil)
+    #expect(try await fetch("/live/sessions", port: loopback.port).body == #"{"file":null,"sessions":[]}"#)
+    #expect(try await fetch("/log", port: loopback.port).status == 404)
+    let listening = try await ServerProcess(["--listen", "127.0.0.1"])
+    #expect(listening.pairingCode?.count == 9)
   }
 
   @Test(
     "Wrong arguments are one-line errors",
     arguments: [
-      ([], "which log? give the path of an action log"),
+      (["--html", "r.html"], "which log? --html writes the page of a log: give its path"),
+      (["--apps-port", "-1"], "--apps-port needs a number from 0 to 65535, not -1"),
+      (["--listen", ""], "--listen needs an address, not an empty one"),
+      (["--listen"], "--listen needs a value"),
       (["s.jsonl", "--port", "70000"], "--port needs a number from 0 to 65535, not 70000"),
       (["s.jsonl", "--port"], "--port needs a value"),
       (["s.jsonl", "--verbose"], "unknown option --verbose"),
@@ -75,9 +96,9 @@ struct CommandLineTests {
       }
       return printed
     }
-    let line = String(decoding: printed, as: UTF8.self)
+    let line = String(String(decoding: printed, as: UTF8.self).prefix { $0 != "\n" })
     #expect(line.hasPrefix("Flux Inspector: http://127.0.0.1:"))
-    #expect(line.hasSuffix("/ (\(log))\n"))
+    #expect(line.hasSuffix("/ (\(log))"))
     let port = try #require(Int(line.split(separator: ":")[3].prefix { $0.isNumber }))
     #expect(try await fetch("/log", port: port).body.contains(#""line":1"#))
   }

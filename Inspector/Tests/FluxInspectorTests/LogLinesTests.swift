@@ -130,3 +130,16 @@ struct LogLinesTests {
     }
   }
 }
+
+@Suite("JSON strings written by hand")
+struct JSONTextTests {
+  @Test(arguments: [
+    "", "plain", #"a "quoted" \ back\slash"#, "tab\there, line\nbreak, return\r, nul\u{0}, bell\u{7}, unit\u{1F}",
+    "é, 日本, 🦊, \u{2028}\u{2029}", "delete\u{7F}", #"{"store":"a","x":"\"}"#,
+  ])
+  func aStringWrittenAsJSONReadsBackAsItself(text: String) throws {
+    let written = JSONText.string(text)
+    let read = try JSONSerialization.jsonObject(with: Data(written.utf8), options: [.fragmentsAllowed]) as? String
+    #expect(read == text, "\(written)")
+  }
+}

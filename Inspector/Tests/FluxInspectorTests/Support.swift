@@ -1,6 +1,8 @@
-import FluxInspector
 import Foundation
+import NIOCore
 import Testing
+
+@testable import FluxInspector
 
 #if canImport(Glibc)
   import Glibc
@@ -132,10 +134,16 @@ final class Connection: @unchecked Sendable {
   /// Sends a request for `target`, written as it is on the request line, with the `Host`
   /// header that a browser sends for the address connected to (`127.0.0.1:PORT`), or with the
   /// header lines given.
-  func send(_ target: String, method: String = "GET", headers: [String]? = nil) {
+  func send(_ target: String, method: String = "GET", headers: [String]? = nil, body: String = "") {
     let lines = (headers ?? ["Host: \(host)"]) + ["Connection: close"]
-    let request = "\(method) \(target) HTTP/1.1\r\n" + lines.map { $0 + "\r\n" }.joined() + "\r\n"
-    _ = request.withCString { write(socket, $0, strlen($0)) }
+    let request = "\(method) \(target) HTTP/1.1\r\n" + lines.map { $0 + "\r\n" }.joined() + "\r\n" + body
+    let bytes = Array(request.utf8)
+    var done = 0
+    while done < bytes.count {
+      let written = bytes.withUnsafeBytes { write(socket, $0.baseAddress! + done, bytes.count - done) }
+      if written <= 0 { return }
+      done += written
+    }
   }
 
   /// Reads until `text` has come, or the connection ends or stays quiet for `patience` seconds.
@@ -262,9 +270,13 @@ final class ServerProcess: @unchecked Sendable {
   let process = Process()
   /// The port it listens on.
   let port: Int
+  /// The port apps connect to.
+  let appsPort: Int
+  /// The pairing code it printed, with `--listen`.
+  let pairingCode: String?
   private let errors = Pipe()
 
-  /// Starts `flux-inspector` with `arguments` and waits until it prints its address.
+  /// Starts `flux-inspector` with `arguments` and waits until it prints its addresses.
   init(_ arguments: [String]) async throws {
     process.executableURL = inspectorExecutable
     process.arguments = arguments
@@ -275,22 +287,29 @@ final class ServerProcess: @unchecked Sendable {
     process.standardError = errors
     try process.run()
     let reader = output.fileHandleForReading
-    let line = try await blocking {
+    let listen = arguments.contains("--listen")
+    let text = try await blocking {
       var printed = Data()
-      while !printed.contains(UInt8(ascii: "\n")) {
+      let needed = listen ? 3 : 2
+      while printed.filter({ $0 == UInt8(ascii: "\n") }).count < needed {
         let chunk = reader.availableData
         if chunk.isEmpty { break }
         printed += chunk
       }
       return String(decoding: printed, as: UTF8.self)
     }
-    guard line.hasPrefix("Flux Inspector: http://127.0.0.1:"),
-      let port = Int(line.split(separator: ":")[3].prefix { $0.isNumber })
+    let lines = text.split(separator: "\n").map(String.init)
+    guard let line = lines.first, line.hasPrefix("Flux Inspector: http://127.0.0.1:"),
+      let port = Int(line.split(separator: ":")[3].prefix { $0.isNumber }),
+      lines.count > 1, lines[1].hasPrefix("Apps connect with FLUX_INSPECTOR="),
+      let appsPort = Int(lines[1].split(separator: ":").last ?? "")
     else {
       process.terminate()
-      throw InspectorError("flux-inspector did not start: \(line)")
+      throw InspectorError("flux-inspector did not start: \(text)")
     }
     self.port = port
+    self.appsPort = appsPort
+    pairingCode = lines.count > 2 ? lines[2].split(separator: "=").last.map(String.init) : nil
   }
 
   deinit { stop() }
@@ -310,6 +329,12 @@ final class ServerProcess: @unchecked Sendable {
     let text = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/io", encoding: .utf8)) ?? ""
     let line = text.split(separator: "\n").first { $0.hasPrefix("rchar:") }
     return line.flatMap { Int($0.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)) } ?? -1
+  }
+
+  /// What it wrote to standard error, once it stopped.
+  var errorOutput: String {
+    stop()
+    return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
   }
 
   /// Stops it and waits until it has.
@@ -338,4 +363,216 @@ struct ServedDocument {
     let identity = (object["identity"] as? String).map { "&identity=\($0)" } ?? ""
     return "/events?from=\(end)&line=\(lines + 1)\(identity)"
   }
+}
+
+/// Where a live server is, and what it said in its output.
+struct LiveServer: Sendable {
+  let port: Int
+  let appsPort: Int
+  let pairingCode: String?
+  let token: String
+  let output: Output
+
+  /// The lines the server said (refused commands and apps).
+  final class Output: @unchecked Sendable {
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var said: [String] = []
+    func add(_ line: String) { lock.withLock { said.append(line) } }
+    var lines: [String] { lock.withLock { said } }
+  }
+}
+
+/// A server with no log, for apps, on ports the system chose, for the time of `body`.
+func withLiveServer<Result>(
+  logPath: String? = nil, listenAddress: String? = nil, commandTimeout: TimeAmount = .seconds(15),
+  pingInterval: TimeAmount = .seconds(5), sessionBytes: Int = 256 << 20, _ body: (LiveServer) async throws -> Result
+) async throws -> Result {
+  let output = LiveServer.Output()
+  let (addresses, continuation) = AsyncStream.makeStream(of: InspectorServer.Addresses.self)
+  let server = InspectorServer(
+    logPath: logPath, host: "127.0.0.1", port: 0, listenAddress: listenAddress, pollInterval: .milliseconds(200),
+    commandTimeout: commandTimeout, pingInterval: pingInterval, sessionBytes: sessionBytes,
+    report: { output.add($0) })
+  let task = Task {
+    defer { continuation.finish() }
+    try await server.serve { continuation.yield($0) }
+  }
+  defer { task.cancel() }
+  var iterator = addresses.makeAsyncIterator()
+  guard let addresses = await iterator.next() else {
+    try await task.value
+    Issue.record("the server stopped before it listened")
+    throw CancellationError()
+  }
+  let port = try #require(Int(addresses.page.split(separator: ":").last!.dropLast()))
+  let appsPort = try #require(Int(addresses.apps.split(separator: ":").last!))
+  let page = try await fetch("/", port: port).body
+  let token = try #require(page.firstMatch(of: /name="flux-inspector-token" content="([0-9a-f]+)"/)?.1)
+  return try await body(
+    LiveServer(
+      port: port, appsPort: appsPort, pairingCode: addresses.pairingCode, token: String(token), output: output))
+}
+
+/// An app on the other end of a real socket: writes lines of the live protocol and reads the
+/// inspector's, with reads that give up after `patience` seconds.
+final class FakeApp: @unchecked Sendable {
+  private let socket: Int32
+  private var buffer: [UInt8] = []
+  let session: String
+  /// Whether ``readLine()`` passes over the inspector's pings, which come when it sent nothing
+  /// for its ping interval: a slow test does not read one for the answer it waits for.
+  var skipsPings = true
+
+  /// Connects to `port` on 127.0.0.1, from the loopback address `from` when given (any of
+  /// 127.0.0.0/8), else from the one the system chooses.
+  init(port: Int, session: String = UUID().uuidString, patience: Int = 10, from: String? = nil) throws {
+    self.session = session
+    #if canImport(Glibc)
+      socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+      socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    guard socket >= 0 else { throw POSIXError(.EIO) }
+    var timeout = timeval(tv_sec: patience, tv_usec: 0)
+    setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    if let from {
+      var source = sockaddr_in()
+      source.sin_family = sa_family_t(AF_INET)
+      source.sin_addr.s_addr = inet_addr(from)
+      let bound = withUnsafePointer(to: &source) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      guard bound == 0 else {
+        close(socket)
+        throw POSIXError(.EADDRNOTAVAIL)
+      }
+    }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard result == 0 else {
+      close(socket)
+      throw POSIXError(.ECONNREFUSED)
+    }
+  }
+
+  deinit { close(socket) }
+
+  /// The hello of this app, with a steerable `lists` store and a read-only `settings` one.
+  func helloLine(pairing: String? = nil, next: Int = 0) -> String {
+    let code = pairing.map { ",\"pairing\":\"\($0)\"" } ?? ""
+    return #"{"type":"hello","protocol":1,"app":"todo","session":"\#(session)","pid":77,"platform":"Linux","#
+      + #""stores":[{"label":"lists","state":"TodoListState","steerable":true},"#
+      + #"{"label":"settings","state":"SettingsState","steerable":false}],"next":\#(next)\#(code)}"#
+  }
+
+  /// Says hello, and returns the inspector's answer.
+  func hello(pairing: String? = nil) async -> String {
+    send(helloLine(pairing: pairing))
+    return await readLine() ?? ""
+  }
+
+  /// Line `n` of the log: an action of `store`.
+  func line(_ n: Int, store: String = "lists", action: String = #"{"add":{"title":"Milk"}}"#, extra: String = "") {
+    send(#"{"type":"line","n":\#(n),"line":\#(Fixture.line(store: store, action: action, extra: extra))}"#)
+  }
+
+  /// Writes `text` and a line break.
+  func send(_ text: String) {
+    sendBytes(Array((text + "\n").utf8))
+  }
+
+  func sendBytes(_ bytes: [UInt8]) {
+    var done = 0
+    while done < bytes.count {
+      let written = bytes.withUnsafeBytes {
+        Glibc.send(socket, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
+      }
+      if written <= 0 { return }
+      done += written
+    }
+  }
+
+  /// The next line the inspector sends, or `nil` when the connection ends or stays quiet.
+  func readLine() async -> String? {
+    while true {
+      let line = try? await blocking { self.readLineBlocking() }
+      if skipsPings, line == #"{"type":"ping"}"# { continue }
+      return line
+    }
+  }
+
+  private func readLineBlocking() -> String? {
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      if let lineBreak = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+        let line = String(decoding: buffer[..<lineBreak], as: UTF8.self)
+        buffer.removeSubrange(...lineBreak)
+        return line
+      }
+      let count = recv(socket, &chunk, chunk.count, 0)
+      if count <= 0 { return nil }
+      buffer.append(contentsOf: chunk[0..<count])
+    }
+  }
+
+  /// Whether the inspector closed the connection: a read finds its end (not a quiet socket).
+  func isClosed() async -> Bool {
+    (try? await blocking {
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      while true {
+        let count = recv(self.socket, &chunk, chunk.count, 0)
+        if count == 0 { return true }
+        if count < 0 { return errno == ECONNRESET }
+      }
+    }) ?? false
+  }
+
+  /// Closes the connection at once, as a killed app's does.
+  func kill() {
+    shutdown(socket, Int32(SHUT_RDWR))
+  }
+}
+
+/// Sends a command as the inspector's page does, with `token`, the page's `Origin` and `Host`,
+/// unless told otherwise.
+func command(
+  _ fields: String, port: Int, token: String?, headers: [String]? = nil
+) async throws -> HTTPReply {
+  let tokenField = token.map { "\"token\":\"\($0)\"," } ?? ""
+  let body = "{\(tokenField)\(fields)}"
+  let lines =
+    (headers ?? ["Host: 127.0.0.1:\(port)", "Origin: http://127.0.0.1:\(port)", "Content-Type: application/json"])
+    + ["Content-Length: \(body.utf8.count)"]
+  let connection = try Connection(port: port)
+  connection.send("/command", method: "POST", headers: lines, body: body)
+  let text = await connection.read()
+  guard let split = text.range(of: "\r\n\r\n") else { return HTTPReply(status: 0, head: text, body: "") }
+  let head = String(text[..<split.lowerBound])
+  let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+  return HTTPReply(status: status, head: head, body: String(text[split.upperBound...]))
+}
+
+/// Waits until `condition` holds, looking every 20 ms, for at most `seconds`.
+func eventually(_ seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
+  let deadline = Date().addingTimeInterval(seconds)
+  while Date() < deadline {
+    if try await condition() { return true }
+    try? await Task.sleep(for: .milliseconds(20))
+  }
+  return try await condition()
+}
+
+/// The JSON object of `text`.
+func object(_ text: String) -> [String: Any] {
+  (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
 }

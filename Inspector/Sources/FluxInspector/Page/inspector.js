@@ -28,6 +28,10 @@
     title: $("detail-title"), facts: $("detail-facts"), actionTree: $("detail-action"),
     stateTree: $("detail-state"), diff: $("detail-diff"),
     durations: $("chart-durations"), stores: $("chart-stores"),
+    session: $("session"), steer: $("steer"), steerApp: $("steer-app"), steerControls: $("steer-controls"),
+    pause: $("pause"), importFile: $("import"), steerStore: $("steer-store"), present: $("present"),
+    dispatchText: $("dispatch-text"), dispatch: $("dispatch"), readOnly: $("read-only"),
+    dispatchError: $("dispatch-error"), steerResult: $("steer-result"), detailSteer: $("detail-steer"),
   };
 
   // The model: every line of the log, the events they make (a global dispatch is one event),
@@ -36,7 +40,7 @@
   function emptyModel() {
     return {
       entries: [], events: [], byDispatch: new Map(), lastState: new Map(),
-      stores: new Map(), actions: new Map(), errors: 0,
+      stores: new Map(), actions: new Map(), errors: 0, notes: 0, skipped: new Map(),
       session: 0, lastSequence: null,
       end: 0, lines: 0, partial: false, path: "", identity: null,
     };
@@ -199,10 +203,6 @@
     }
   }
 
-  // A string followed by a colon: a key, in JSON text that `JSON.parse` read. The count is at
-  // least the number of keys in the text (a string value may hold such text too, never less).
-  const KEY = /"(?:[^"\\]|\\.)*"\s*:/g;
-
   // `readJSON`, faster for most lines: the browser's own reader, and then a check that it kept
   // every key (a key twice in one object makes fewer keys than the text has) and nested no
   // deeper than the limit. A line with other than ASCII or a \u escape in it, or one that does
@@ -233,10 +233,36 @@
       }
     }
     if (deepest > DEPTH_LIMIT) return readJSON(text);
-    KEY.lastIndex = 0;
+    return keysWritten(text) === keys ? value : readJSON(text);
+  }
+
+  // How many strings followed by a colon `text` holds, in one loop over it: at least the number
+  // of keys in it (a string value may hold such text too, never less). A regular expression
+  // takes the stack's depth on a string of megabytes, and throws.
+  function keysWritten(text) {
     let written = 0;
-    while (KEY.exec(text) !== null) written += 1;
-    return written === keys ? value : readJSON(text);
+    let inString = false;
+    let ended = false;  // a string ended, and only white space followed it
+    for (let at = 0; at < text.length; at += 1) {
+      const c = text.charCodeAt(at);
+      if (inString) {
+        if (c === 92) at += 1;
+        else if (c === 34) {
+          inString = false;
+          ended = true;
+        }
+        continue;
+      }
+      if (c === 34) {
+        inString = true;
+      } else if (c === 58 && ended) {
+        written += 1;
+        ended = false;
+      } else if (c !== 32 && c !== 9 && c !== 10 && c !== 13) {
+        ended = false;
+      }
+    }
+    return written;
   }
 
   // Text as Swift writes it.
@@ -412,6 +438,7 @@
     }
     entry.cancelledBy = text(fields.cancelledBy);
     entry.dispatch = text(fields.dispatch);
+    entry.steered = text(fields.steered);
     return entry;
   }
 
@@ -685,7 +712,7 @@
 
   function updateCount() {
     const number = (value) => value.toLocaleString("en-US");
-    const actions = model.entries.length - model.errors;
+    const actions = model.entries.length - model.errors - model.notes;
     const parts = [number(shown.length) + " of " + number(model.events.length) + " events"];
     parts.push(number(actions) + " actions", number(model.stores.size) + (model.stores.size === 1 ? " store" : " stores"));
     if (model.errors) parts.push(number(model.errors) + (model.errors === 1 ? " bad line" : " bad lines"));
@@ -743,6 +770,9 @@
     row.setAttribute("role", "option");
     row.setAttribute("aria-selected", event.index === selected ? "true" : "false");
     row.appendChild(span("seq", String(event.index + 1)));
+    if (first.note !== undefined) return noteRow(row, first);
+    if (first.imported) row.classList.add("imported");
+    if (isSkipped(first)) row.classList.add("skipped");
     if (first.error !== undefined) {
       row.appendChild(span("time", ""));
       row.appendChild(span("stores", "line " + first.line));
@@ -763,6 +793,12 @@
     row.appendChild(stores);
     const action = span("action", first.label);
     action.title = first.label;
+    if (first.steered !== null && first.steered !== undefined) {
+      action.insertBefore(badge("steered", steeredWords(first.steered)), action.firstChild);
+    } else if (first.imported) {
+      action.insertBefore(badge("steered", "imported"), action.firstChild);
+    }
+    if (isSkipped(first)) action.insertBefore(badge("skipped", "skipped"), action.firstChild);
     if (query) {
       // Where the search found this event, when it is not in what the row shows.
       for (const index of event.entries) {
@@ -881,6 +917,11 @@
     ui.actionTree.replaceChildren();
     ui.stateTree.replaceChildren();
     ui.diff.replaceChildren();
+    showSteering(event);
+    if (first.note !== undefined) {
+      showNote(first);
+      return;
+    }
     if (first.error !== undefined) {
       ui.title.textContent = "Bad line " + first.line;
       fact("Error", first.error);
@@ -911,6 +952,9 @@
       }
       fact("Dispatch id", first.dispatch);
     }
+    if (first.steered !== null && first.steered !== undefined) fact("Steered", steeredWords(first.steered));
+    if (first.imported) fact("Imported", "line " + first.line + " of a session file, taken by the app");
+    if (isSkipped(first)) fact("Skipped", "from the Inspector: the state is worked out without it");
     for (const entry of entries) {
       const prefix = size > 1 ? entry.store + ": " : "";
       if (size === 1) fact("Store", entry.store);
@@ -1493,7 +1537,13 @@
   function showStatus() {
     const now = Date.now();
     ui.status.classList.remove("live", "idle", "gone");
-    if (connection === "open") {
+    if (connection === "open" && viewing.kind === "app" && current !== null) {
+      const since = Date.parse(current.since);
+      const when = Number.isFinite(since) ? " " + ago(now - since) : "";
+      ui.status.textContent = current.live ? "app connected" : "app disconnected" + when;
+      ui.status.classList.add(current.live ? "live" : "gone");
+      ui.status.title = current.live ? "The app sends its actions as it commits them." : "The app is not connected: it shows again here when it reconnects.";
+    } else if (connection === "open") {
       const quiet = now - grewAt;
       if (quiet < IDLE_SECONDS * 1000) {
         ui.status.textContent = "live";
@@ -1539,7 +1589,7 @@
       const before = model.events.length;
       ingest(document);
       if (document.entries.length) grewAt = Date.now();
-      refresh(model.events.length !== before);
+      scheduleRefresh(model.events.length !== before);
       showStatus();
     });
     events.addEventListener("reset", (message) => {
@@ -1560,7 +1610,8 @@
       connection = "gone";
       showStatus();
       clearTimeout(retry);
-      retry = setTimeout(() => load(null), RETRY_MS);
+      const asked = generation;
+      retry = setTimeout(() => { if (asked === generation) load(null); }, RETRY_MS);
     });
   }
 
@@ -1577,9 +1628,11 @@
   // error of this page in showing what came is shown, and not asked again.
   function load(message) {
     const started = performance.now();
+    const asked = generation;
     fetch("log", { cache: "no-store" })
       .then((response) => response.ok ? response.json() : response.text().then((text) => { throw new Error(text); }))
       .then((document) => {
+        if (asked !== generation) return;
         if (message) notice(message); else ui.banner.hidden = true;
         try {
           loaded(document, started);
@@ -1589,12 +1642,622 @@
         }
         follow();
       }, (error) => {
+        if (asked !== generation) return;
         if (connection === "open" || connection === "loading") {
           problem("Cannot load the log: " + error.message);
         }
         clearTimeout(retry);
         retry = setTimeout(() => load(message), RETRY_MS);
       });
+  }
+
+  // Live sessions: the apps that connect to the inspector, each a session of its own, shown as a
+  // log is, and steered from here. The server lists them at live/sessions; a session is loaded
+  // whole from live/session, then followed through live/events. A command is a POST to the
+  // server with this page's token, which the server wrote into the page (never a field of a log
+  // or of an app's message); the app's answer comes back, and shows in the timeline too.
+
+  const LIVE_ENTRY_LIMIT = 150000;  // a session longer than this in the page is loaded anew (the server keeps 100,000)
+  const SESSIONS_MS = 1000;          // how often the list of sessions is asked for
+  let token = tokenOf(document);
+  let viewing = { kind: "file" };    // what is shown: the log file, or { kind: "app", id, key } (key: the app's session id)
+  let generation = 0;                // changes with each change of what is shown: late answers are dropped
+  let current = null;                // the facts of the app session shown, as the server last sent them
+  let sessionList = { file: null, sessions: [] };
+  let liveEnd = 0;                   // the index of the next item of the session shown
+  let liveVersion = -1;
+
+  const STEERED = {
+    jump: "jumped from the Inspector", present: "back to the present from the Inspector",
+    skip: "skipped from the Inspector", unskip: "unskipped from the Inspector",
+    import: "imported from the Inspector", dispatch: "dispatched from the Inspector",
+  };
+  function steeredWords(kind) {
+    return Object.prototype.hasOwnProperty.call(STEERED, kind) ? STEERED[kind] : "steered from the Inspector (" + kind + ")";
+  }
+
+  function isSkipped(entry) {
+    if (entry.n === undefined || entry.store === undefined) return false;
+    const set = model.skipped.get(entry.store);
+    return set !== undefined && set.has(entry.n);
+  }
+
+  // Refreshing the timeline costs more as the log grows: under a flood of lines it runs at most
+  // once per four times as long as it last took (at least every 100 ms), so the page stays
+  // responsive, and the lines that came meanwhile show together.
+  let refreshTimer = 0, refreshGrew = false, lastRefreshEnd = 0, lastRefreshCost = 0;
+  function scheduleRefresh(grew) {
+    refreshGrew = refreshGrew || grew;
+    if (refreshTimer) return;
+    const wait = Math.max(0, lastRefreshEnd + Math.max(100, 4 * lastRefreshCost) - performance.now());
+    refreshTimer = setTimeout(() => {
+      refreshTimer = 0;
+      const started = performance.now();
+      const grewNow = refreshGrew;
+      refreshGrew = false;
+      refresh(grewNow);
+      lastRefreshEnd = performance.now();
+      lastRefreshCost = lastRefreshEnd - started;
+    }, lastRefreshEnd === 0 ? 0 : wait);
+  }
+
+  // A gap, a command with its answer: a row of its own, not an action of a store.
+  function addNote(item, note) {
+    const entry = {
+      line: 0, raw: "", index: model.entries.length, note, store: note.store || "", outcome: "note",
+      time: text(item.time) || "", duration: null, action: null, actionCase: "", label: note.text,
+      sequence: null, hasState: false, holds: [], held: 0, cancelledBy: null, dispatch: null, steered: null,
+    };
+    model.entries.push(entry);
+    model.notes += 1;
+    entry.event = model.events.length;
+    model.events.push({ entries: [entry.index], index: model.events.length, stores: new Set([entry.store]) });
+  }
+
+  function number(value) {
+    return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
+  }
+
+  function gapNote(gap) {
+    const count = number(gap.count) || 0;
+    const from = number(gap.from) || 0;
+    const words = gap.reason === "paused" ? "not recorded (paused)"
+      : gap.reason === "missing" ? "not received" : "not sent";
+    const actions = count === 1 ? "1 action " : count.toLocaleString("en-US") + " actions ";
+    const reason = gap.reason === "buffer" ? ": the app's buffer was full"
+      : gap.reason === "disconnected" ? ": the app was not connected" : "";
+    return { kind: "gap", text: actions + words + reason, from, count, reason: text(gap.reason) || "" };
+  }
+
+  function describeCommand(command) {
+    const store = text(command.store) || "";
+    const line = (field) => number(command[field]) !== null ? "line " + (command[field] + 1) : "a line";
+    switch (command.command) {
+      case "jump": return "jump " + store + " to the state after " + line("to");
+      case "present": return "bring " + store + " back to the present";
+      case "skip": return "skip " + line("at") + " of " + store;
+      case "unskip": return "unskip " + line("at") + " of " + store;
+      case "dispatch": return "dispatch " + (command.action !== undefined ? describeAction(command.action, 120) : "an action") + " to " + store;
+      case "pause": return "pause the app's lines";
+      case "resume": return "resume the app's lines";
+      case "import": return "import " + (number(command.lines) || 0).toLocaleString("en-US") + " lines into the app";
+      default: return String(command.command);
+    }
+  }
+
+  function commandNote(command, ack) {
+    const ok = ack.ok === true;
+    const answer = text(ok ? ack.outcome : ack.error) || "";
+    if (ok && (command.command === "skip" || command.command === "unskip") && number(command.at) !== null) {
+      const store = text(command.store) || "";
+      if (!model.skipped.has(store)) model.skipped.set(store, new Set());
+      if (command.command === "skip") model.skipped.get(store).add(command.at);
+      else model.skipped.get(store).delete(command.at);
+    }
+    return { kind: "command", text: "Inspector: " + describeCommand(command) + " — " + answer, ok, answer, command, store: text(command.store) || "" };
+  }
+
+  // Adds the items of a live session: its lines, imported lines, gaps, and commands.
+  function ingestLive(items) {
+    for (const item of items) {
+      if (!isObject(item)) continue;
+      if (isObject(item.gap)) {
+        addNote(item, gapNote(item.gap));
+      } else if (isObject(item.command) && isObject(item.ack)) {
+        addNote(item, commandNote(item.command, item.ack));
+      } else if (number(item.imported) !== null) {
+        add({ line: item.imported, raw: item.raw });
+        model.entries[model.entries.length - 1].imported = true;
+      } else {
+        add(item);
+        const entry = model.entries[model.entries.length - 1];
+        if (entry.line > 0) entry.n = entry.line - 1;
+      }
+    }
+  }
+
+  function noteRow(row, entry) {
+    const note = entry.note;
+    row.classList.add(note.kind === "gap" ? "gap" : "note");
+    row.appendChild(span("time", clock(entry.time)));
+    const stores = span("stores");
+    if (entry.store) stores.appendChild(span("store-tag", entry.store));
+    row.appendChild(stores);
+    const label = span("action", note.text);
+    label.title = note.text;
+    row.appendChild(label);
+    const outcome = span("outcome");
+    if (note.kind === "gap") outcome.appendChild(badge("held", "gap"));
+    else outcome.appendChild(badge(note.ok ? "note-ok" : "note-failed", note.ok ? "done" : "failed"));
+    row.appendChild(outcome);
+    row.appendChild(span("num", ""));
+    return row;
+  }
+
+  function showNote(entry) {
+    const note = entry.note;
+    if (note.kind === "gap") {
+      ui.title.textContent = note.text;
+      fact("Lines", note.count ? (note.from + 1) + " to " + (note.from + note.count) : "none");
+      fact("Why", note.reason === "buffer" ? "the app dropped them: its buffer for the inspector was full"
+        : note.reason === "paused" ? "the app was paused from the Inspector"
+        : note.reason === "disconnected" ? "the app was not connected to the inspector"
+        : note.reason === "missing" ? "the app did not send them" : note.reason || "not said");
+    } else {
+      ui.title.textContent = "Inspector: " + describeCommand(note.command);
+      if (note.store) fact("Store", note.store);
+      fact(note.ok ? "Done" : "Failed", note.answer);
+      if (note.command.command === "dispatch" && note.command.action !== undefined) ui.actionTree.appendChild(actionView(note.command.action));
+    }
+    fact("Time", entry.time);
+    if (!ui.actionTree.firstChild) ui.actionTree.appendChild(span("none", "—"));
+    ui.stateTree.appendChild(span("none", "—"));
+    ui.diff.appendChild(span("none", "—"));
+  }
+
+  // The facts of the session shown, and whether a store of it may be steered now.
+  function steerable(store) {
+    if (viewing.kind !== "app" || current === null || !current.live || !Array.isArray(current.stores)) return false;
+    return current.stores.some((each) => isObject(each) && each.label === store && each.steerable === true);
+  }
+
+  function button(label, className, action) {
+    const element = document.createElement("button");
+    element.type = "button";
+    element.className = className;
+    element.textContent = label;
+    element.addEventListener("click", action);
+    return element;
+  }
+
+  // Under the facts of the selected action: jump to the state after it, skip or unskip it, for
+  // each of its lines whose store the app lets be steered.
+  function showSteering(event) {
+    ui.detailSteer.replaceChildren();
+    ui.detailSteer.hidden = true;
+    if (viewing.kind !== "app" || current === null) return;
+    const lines = event.entries.map((index) => model.entries[index])
+      .filter((entry) => entry.n !== undefined && entry.note === undefined && entry.error === undefined);
+    if (lines.length === 0) return;
+    ui.detailSteer.hidden = false;
+    for (const entry of lines.slice(0, SHOWN_STORES)) {
+      if (!steerable(entry.store)) {
+        const known = Array.isArray(current.stores) && current.stores.some((each) => isObject(each) && each.label === entry.store);
+        ui.detailSteer.appendChild(span("hint", entry.store + ": " + (!current.live ? "the app is not connected" : known ? "read-only: the app does not let this store be steered" : "not a store the app offers now")));
+        continue;
+      }
+      const name = lines.length > 1 ? " " + entry.store : "";
+      if (entry.outcome === "committed") {
+        const jump = button("Jump here" + name, "steer-jump", () => steer({ store: entry.store, command: "jump", to: entry.n }));
+        jump.title = "The running store takes the state after this action";
+        jump.dataset.store = entry.store;
+        jump.dataset.n = String(entry.n);
+        ui.detailSteer.appendChild(jump);
+        if (typeof entry.steered === "string" && entry.steered !== "" && entry.steered !== "dispatch") {
+          ui.detailSteer.appendChild(span("hint", entry.store + ": " + steeredWords(entry.steered) + ", not an action of the app's: it is not skipped"));
+          continue;
+        }
+        const skipped = isSkipped(entry);
+        const skip = button((skipped ? "Unskip" : "Skip") + name, skipped ? "steer-unskip" : "steer-skip",
+          () => steer({ store: entry.store, command: skipped ? "unskip" : "skip", at: entry.n }));
+        skip.title = skipped ? "Work the state out with this action again" : "Work the state out without this action";
+        skip.dataset.store = entry.store;
+        skip.dataset.n = String(entry.n);
+        ui.detailSteer.appendChild(skip);
+      } else {
+        ui.detailSteer.appendChild(span("hint", entry.store + ": this action was not committed; there is no state after it to jump to"));
+      }
+    }
+  }
+
+  // The bar above the timeline: who the app is, and the controls of the stores it lets be steered.
+  function showSteerBar() {
+    if (viewing.kind !== "app" || current === null) {
+      ui.steer.hidden = true;
+      return;
+    }
+    ui.steer.hidden = false;
+    ui.steerApp.replaceChildren();
+    ui.steerApp.appendChild(document.createTextNode("Steer " + (text(current.app) || "app") +
+      (text(current.platform) ? " (" + current.platform + ")" : "")));
+    if (current.paused === true) ui.steerApp.appendChild(span("paused", "paused: its actions are not recorded"));
+    const stores = Array.isArray(current.stores) ? current.stores.filter((each) => isObject(each) && typeof each.label === "string") : [];
+    const steerableStores = stores.filter((each) => each.steerable === true);
+    const readOnly = stores.filter((each) => each.steerable !== true).map((each) => each.label);
+    ui.readOnly.textContent = readOnly.length ? "Read-only: " + readOnly.slice(0, 20).join(", ") + (readOnly.length > 20 ? ", …" : "") : "";
+    ui.steerControls.hidden = steerableStores.length === 0;
+    if (steerableStores.length === 0 && stores.length) ui.readOnly.textContent = "Read-only: the app lets no store be steered";
+    const chosen = ui.steerStore.value;
+    const labels = steerableStores.map((each) => each.label);
+    const have = Array.from(ui.steerStore.options).map((option) => option.value);
+    if (labels.length !== have.length || labels.some((label, i) => label !== have[i])) {
+      ui.steerStore.replaceChildren();
+      for (const label of labels) {
+        const option = document.createElement("option");
+        option.value = label;
+        option.textContent = label;
+        ui.steerStore.appendChild(option);
+      }
+      if (labels.includes(chosen)) ui.steerStore.value = chosen;
+    }
+    const live = current.live === true;
+    for (const control of [ui.pause, ui.present, ui.dispatch, ui.importFile]) control.disabled = !live;
+    ui.pause.textContent = current.paused === true ? "Resume" : "Pause";
+  }
+
+  function result(ok, message) {
+    ui.steerResult.className = "steer-result " + (ok ? "ok" : "failed");
+    ui.steerResult.textContent = (ok ? "✓ " : "✗ ") + message;
+  }
+
+  function tokenOf(page) {
+    const element = page.querySelector('meta[name="flux-inspector-token"]');
+    return element ? element.getAttribute("content") || "" : "";
+  }
+
+  // The token of the server's run now: a server started again since this page was loaded has
+  // another. Read from the page it serves, parsed as an inert document (nothing in it runs).
+  function currentToken() {
+    return fetch("./", { cache: "no-store" })
+      .then((response) => response.ok ? response.text() : "")
+      .then((page) => tokenOf(new DOMParser().parseFromString(page, "text/html")), () => "");
+  }
+
+  // Sends a command for the session shown; `body` is its JSON text without the token and the
+  // session, or an object. Calls `done` with the app's answer. Refused for a token of an earlier
+  // run of the server, it is sent once more with the token of this one.
+  function steer(fields, rawTail, done) {
+    if (viewing.kind !== "app") return;
+    const session = viewing.id;
+    function body() {
+      const head = { token, session, store: fields.store, command: fields.command };
+      if (fields.to !== undefined) head.to = fields.to;
+      if (fields.at !== undefined) head.at = fields.at;
+      const text = JSON.stringify(head);
+      return rawTail ? text.slice(0, -1) + "," + rawTail + "}" : text;
+    }
+    function send() {
+      return fetch("command", { method: "POST", headers: { "Content-Type": "application/json" }, body: body(), cache: "no-store" });
+    }
+    const asked = generation;
+    ui.steerResult.className = "steer-result";
+    ui.steerResult.textContent = "Sending " + describeCommand(Object.assign({}, fields, { lines: fields.count })) + "…";
+    const sent = token;
+    send()
+      .then((response) => response.status !== 403 ? response : currentToken().then((fresh) => {
+        if (!fresh || fresh === sent) return response;
+        token = fresh;
+        return send();
+      }))
+      .then((response) => response.headers.get("Content-Type") === "application/json"
+        ? response.json() : response.text().then((words) => ({ ok: false, error: words || "the server answered " + response.status })))
+      .then((answer) => {
+        if (asked !== generation) return;
+        const ok = isObject(answer) && answer.ok === true;
+        const words = isObject(answer) ? text(ok ? answer.outcome : answer.error) || "" : "";
+        result(ok, words);
+        if (done) done(ok, words);
+      }, (error) => {
+        if (asked !== generation) return;
+        result(false, "the inspector did not answer: " + error.message);
+        if (done) done(false, error.message);
+      });
+  }
+
+  ui.pause.addEventListener("click", () => {
+    const store = ui.steerStore.value;
+    if (store) steer({ store, command: current && current.paused === true ? "resume" : "pause" });
+  });
+  ui.present.addEventListener("click", () => {
+    const store = ui.steerStore.value;
+    if (store) steer({ store, command: "present" });
+  });
+
+  function dispatchError(message) {
+    ui.dispatchError.hidden = !message;
+    ui.dispatchError.textContent = message || "";
+  }
+
+  function sendDispatch() {
+    const store = ui.steerStore.value;
+    const typed = ui.dispatchText.value.trim();
+    if (!store) return;
+    if (!typed) {
+      dispatchError("Type an action as JSON, as the log writes actions: {\"add\":{\"title\":\"Milk\"}}");
+      return;
+    }
+    try {
+      readLine(typed);
+    } catch (error) {
+      dispatchError("This is not JSON: " + (error instanceof LineError ? error.message.replace(/^not JSON: /, "") : String(error)));
+      return;
+    }
+    dispatchError("");
+    steer({ store, command: "dispatch" }, "\"action\":" + typed, (ok, words) => {
+      if (ok) dispatchError("");
+      else dispatchError("The app did not dispatch it: " + words);
+    });
+  }
+  ui.dispatch.addEventListener("click", sendDispatch);
+  ui.dispatchText.addEventListener("keydown", (key) => {
+    if (key.key === "Enter") {
+      key.preventDefault();
+      sendDispatch();
+    }
+  });
+  ui.dispatchText.addEventListener("input", () => dispatchError(""));
+
+  // Imports a session file: each of its lines read as the server reads a line; the first that
+  // does not read stops it, with its number.
+  ui.importFile.addEventListener("change", () => {
+    const file = ui.importFile.files && ui.importFile.files[0];
+    ui.importFile.value = "";
+    const store = ui.steerStore.value;
+    if (!file || !store) return;
+    if (file.size > 16 * 1024 * 1024) {
+      result(false, "The file is larger than 16 MiB, the most one command may carry");
+      return;
+    }
+    file.text().then((content) => {
+      const raws = [];
+      const lines = content.split("\n");
+      for (let i = 0; i < lines.length; i += 1) {
+        const line = lines[i].replace(/\r$/, "").replace(/^\uFEFF/, "");
+        if (!line.trim()) continue;
+        let value;
+        try {
+          value = readLine(line);
+        } catch (error) {
+          result(false, file.name + ", line " + (i + 1) + ": " + (error instanceof LineError ? error.message : String(error)));
+          return;
+        }
+        if (!isObject(value) || Array.isArray(value)) {
+          result(false, file.name + ", line " + (i + 1) + ": not a line of a log (not a JSON object)");
+          return;
+        }
+        raws.push(line);
+      }
+      if (raws.length === 0) {
+        result(false, file.name + " holds no line of a log");
+        return;
+      }
+      steer({ store, command: "import", count: raws.length }, "\"lines\":[" + raws.join(",") + "]");
+    }, (error) => result(false, "Cannot read " + file.name + ": " + error.message));
+  });
+
+  // The sessions: listed in the header's chooser, asked for every second.
+  function sessionLabel(session) {
+    const pid = number(session.pid);
+    return (text(session.app) || "app") + (pid ? " · pid " + pid : "") + " · " + (session.live ? "live" : "disconnected");
+  }
+
+  function showSessions() {
+    const options = [];
+    if (sessionList.file !== null) options.push(["file", sessionList.file + " (file)"]);
+    for (const session of sessionList.sessions) options.push(["app:" + session.id, sessionLabel(session)]);
+    ui.session.hidden = options.length === 0 || (options.length === 1 && sessionList.file !== null);
+    const have = Array.from(ui.session.options).map((option) => [option.value, option.textContent]);
+    if (options.length !== have.length || options.some(([value, label], i) => value !== have[i][0] || label !== have[i][1])) {
+      ui.session.replaceChildren();
+      for (const [value, label] of options) {
+        const option = document.createElement("option");
+        option.value = value;
+        option.textContent = label;
+        ui.session.appendChild(option);
+      }
+    }
+    ui.session.value = viewing.kind === "file" ? "file" : "app:" + viewing.id;
+  }
+
+  function appView(session) {
+    return { kind: "app", id: session.id, key: text(session.session) || "" };
+  }
+
+  function pollSessions(first) {
+    fetch("live/sessions", { cache: "no-store" })
+      .then((response) => response.ok ? response.json() : null)
+      .then((list) => {
+        if (!isObject(list)) return;
+        sessionList = {
+          file: typeof list.file === "string" ? list.file : null,
+          sessions: Array.isArray(list.sessions) ? list.sessions.filter((each) => isObject(each) && number(each.id) !== null) : [],
+        };
+        if (first) {
+          if (sessionList.file !== null) show({ kind: "file" });
+          else if (sessionList.sessions.length) show(appView(sessionList.sessions[sessionList.sessions.length - 1]));
+          else waiting();
+        } else if (viewing.kind === "none" && sessionList.sessions.length) {
+          show(appView(sessionList.sessions[sessionList.sessions.length - 1]));
+        }
+        showSessions();
+      }, () => {
+        if (first) show({ kind: "file" });
+      })
+      .finally(() => setTimeout(() => pollSessions(false), SESSIONS_MS));
+  }
+
+  // No log and no app yet.
+  function waiting() {
+    viewing = { kind: "none" };
+    generation += 1;
+    model = emptyModel();
+    refresh(false);
+    connection = "waiting";
+    ui.status.textContent = "waiting for apps";
+    ui.source.textContent = "";
+    notice("No app is connected yet. Run one with FLUX_INSPECTOR set to the address flux-inspector printed; it shows here as it connects.");
+    window.fluxInspector.ready = true;
+    document.body.dataset.ready = "true";
+  }
+
+  // Shows `what`: the log file, or the session of an app.
+  function show(what) {
+    generation += 1;
+    if (events) events.close();
+    events = null;
+    clearTimeout(retry);
+    viewing = what;
+    current = null;
+    selected = -1;
+    ui.dispatchText.value = "";
+    dispatchError("");
+    ui.steerResult.textContent = "";
+    ui.banner.hidden = true;
+    document.body.dataset.ready = "false";
+    window.fluxInspector.ready = false;
+    showSteerBar();
+    ui.status.textContent = "loading…";
+    connection = "loading";
+    if (what.kind === "file") load(null); else loadLive(null);
+  }
+
+  ui.session.addEventListener("change", () => {
+    const value = ui.session.value;
+    if (value === "file") show({ kind: "file" });
+    else if (value.startsWith("app:")) {
+      const id = Number(value.slice(4));
+      const session = sessionList.sessions.find((each) => each.id === id);
+      if (session) show(appView(session));
+    }
+  });
+
+  // Loads the session shown. After the server was gone, the session is found again by the app's
+  // own session id: a server started anew numbers its sessions anew, as their apps reconnect.
+  function loadLive(message, afterGone) {
+    const started = performance.now();
+    const asked = generation;
+    const found = afterGone
+      ? fetch("live/sessions", { cache: "no-store" }).then((response) => response.ok ? response.json() : null).then((list) => {
+        const session = isObject(list) && Array.isArray(list.sessions)
+          ? list.sessions.find((each) => isObject(each) && each.session === viewing.key && number(each.id) !== null) : undefined;
+        if (!session) {
+          ui.status.textContent = "waiting for the app to reconnect";
+          ui.status.classList.remove("live", "idle", "gone");
+          throw new Error("the app has not reconnected yet");
+        }
+        viewing.id = session.id;
+      })
+      : Promise.resolve();
+    found.then(() => fetch("live/session?session=" + viewing.id, { cache: "no-store" }))
+      .then((response) => response.ok ? response.json() : response.text().then((words) => { throw new Error(words); }))
+      .then((document) => {
+        if (asked !== generation) return;
+        if (message) notice(message); else ui.banner.hidden = true;
+        try {
+          loadedLive(document, started);
+        } catch (error) {
+          problem("This page cannot show the session: " + error.message);
+          return;
+        }
+        followLive();
+      }, (error) => {
+        if (asked !== generation) return;
+        if (connection === "gone" && afterGone && error.message === "the app has not reconnected yet") connection = "waiting";
+        if (connection !== "gone" && connection !== "waiting") problem("Cannot load the session: " + error.message);
+        clearTimeout(retry);
+        retry = setTimeout(() => {
+          if (asked === generation) loadLive(message, afterGone || connection === "gone" || connection === "waiting");
+        }, RETRY_MS);
+      });
+  }
+
+  function loadedLive(document, started) {
+    const received = performance.now();
+    if (!isObject(document) || !Array.isArray(document.items) || !isObject(document.session)) throw new Error("the server sent no session");
+    model = emptyModel();
+    selected = -1;
+    current = document.session;
+    ingestLive(document.items);
+    liveEnd = number(document.end) || 0;
+    liveVersion = number(current.version);
+    if (liveVersion === null) liveVersion = -1;
+    ui.source.textContent = (text(current.app) || "app") + " · session " + (text(current.session) || "");
+    showSteerBar();
+    refresh(false);
+    if (shown.length) selectPosition(ui.follow.checked ? shown.length - 1 : 0, false);
+    if (ui.follow.checked) ui.rows.scrollTop = ui.rows.scrollHeight;
+    grewAt = Date.now();
+    connection = "open";
+    showStatus();
+    window.fluxInspector.loadMilliseconds = performance.now() - started;
+    window.fluxInspector.showMilliseconds = performance.now() - received;
+    window.fluxInspector.ready = true;
+    window.document.body.dataset.ready = "true";
+  }
+
+  function followLive() {
+    if (events) events.close();
+    const asked = generation;
+    events = new EventSource("live/events?session=" + viewing.id + "&from=" + liveEnd + "&version=" + Math.max(0, liveVersion));
+    events.addEventListener("items", (message) => {
+      if (asked !== generation) return;
+      let update;
+      try {
+        update = JSON.parse(message.data);
+      } catch (error) {
+        problem("The server sent items this page cannot read: " + error.message);
+        return;
+      }
+      if (!isObject(update) || !Array.isArray(update.items) || number(update.from) !== liveEnd) {
+        reloadLive("The session is shown again from its start.");
+        return;
+      }
+      const before = model.events.length;
+      ingestLive(update.items);
+      liveEnd = number(update.end) || liveEnd;
+      if (isObject(update.session)) {
+        current = update.session;
+        liveVersion = number(current.version) === null ? liveVersion : current.version;
+        showSteerBar();
+      }
+      if (update.items.length) grewAt = Date.now();
+      if (model.entries.length > LIVE_ENTRY_LIMIT) {
+        reloadLive(null);
+        return;
+      }
+      scheduleRefresh(model.events.length !== before);
+      showStatus();
+    });
+    events.addEventListener("reset", () => {
+      if (asked === generation) reloadLive("The session's first lines are no longer kept: it is shown from the first kept.");
+    });
+    events.addEventListener("error", () => {
+      if (asked !== generation) return;
+      events.close();
+      events = null;
+      if (connection !== "gone") goneAt = Date.now();
+      connection = "gone";
+      showStatus();
+      clearTimeout(retry);
+      retry = setTimeout(() => { if (asked === generation) loadLive(null, true); }, RETRY_MS);
+    });
+  }
+
+  function reloadLive(message) {
+    if (events) events.close();
+    events = null;
+    generation += 1;
+    loadLive(message);
   }
 
   // For tests and the curious: whether the log is shown, how long it took from asking for it,
@@ -1616,7 +2279,7 @@
   } else {
     model = emptyModel();
     ui.status.textContent = "loading…";
-    load(null);
+    pollSessions(true);
   }
 })();
 
