@@ -63,9 +63,12 @@ enum Session {
   /// A recording is read and checked whole before anything is dispatched: a bad or cut-short
   /// file is an error, and nothing is replayed.
   ///
-  /// `--record` writes its log aside and ``finish(_:)`` renames it into place when the session
-  /// ends: a file given to both `--record` and `--replay` keeps the old session until then, and
-  /// keeps it if the replay fails. A write to the log that fails is reported at once.
+  /// `--record` appends each action to its file as it ends, so the file holds every action
+  /// even when the session is killed; the file that was there before is kept beside it
+  /// (`FILE.1`, or the first free number), and said so. A file given to both `--record` and
+  /// `--replay` is read first, then kept as `FILE.1`; if the replay fails, the new file is
+  /// removed and the old one put back. A second `todo` recording to the same file is refused.
+  /// A write to the log that fails is reported at once.
   static func start(_ options: Options, folder: URL, executor: Executor = .mainThread) async throws(CommandError)
     -> Board
   {
@@ -79,6 +82,9 @@ enum Session {
         }
       } catch {
         throw CommandError("cannot record to \(path): \(error.cause)")
+      }
+      if let previous = output?.previousFile {
+        Terminal.write("Recording to \(path); the file that was there is kept as \(previous.lastPathComponent).")
       }
     }
     let board = Board(
@@ -112,17 +118,61 @@ enum Session {
     return board
   }
 
-  /// Ends the session: the log of `--record` is put in place. Returns whether all went well;
-  /// if not, says what went wrong.
+  /// Ends the session: the log of `--record` is written to the disk and closed. Returns whether
+  /// all went well; if not, says what went wrong.
   static func finish(_ board: Board) -> Bool {
     guard let log = board.log else { return true }
     do {
       try log.finish()
       return true
     } catch {
-      Terminal.error("todo: the recording was not saved: \(error)")
+      Terminal.error("todo: the recording is incomplete: \(error)")
       return false
     }
+  }
+
+  /// The signals that end a session early: Ctrl-C, `kill`, and a terminal that closes.
+  nonisolated static let endingSignals = [SIGINT, SIGTERM, SIGHUP]
+
+  /// When a signal of ``endingSignals`` ends a session that records to `log`: writes the lines
+  /// still on their way (each line already written is in the file: the log appends it there as
+  /// its action ends), closes the file, says so if that failed, then lets the signal end the
+  /// program as it would have. Returns what catches the signals, to keep while the session runs.
+  ///
+  /// Called on the main thread, which it makes block those signals, as the threads of the
+  /// global queues do: a signal then waits for its handler, which runs on a global queue (the
+  /// main thread may be waiting for input), even one that comes before the handler is in place.
+  /// Ignoring the signals instead would drop one that came in that moment.
+  nonisolated static func finishRecording(onSignal log: ActionLog) -> [any DispatchSourceSignal] {
+    var blocked = sigset_t()
+    sigemptyset(&blocked)
+    for number in endingSignals { sigaddset(&blocked, number) }
+    pthread_sigmask(SIG_BLOCK, &blocked, nil)
+    var sources: [any DispatchSourceSignal] = []
+    for number in endingSignals {
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler {
+        log.flush()
+        do {
+          try log.finish()
+        } catch {
+          // Not through `Terminal.error`, whose `fflush(nil)` waits for standard input's lock,
+          // which the main thread holds while it waits for a line.
+          let message = Terminal.visible("todo: the recording is incomplete: \(error)") + "\n"
+          FileHandle.standardError.write(Data(message.utf8))
+        }
+        // The default action, on this thread, which lets the signal through.
+        signal(number, SIG_DFL)
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, number)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        raise(number)
+      }
+      source.resume()
+      sources.append(source)
+    }
+    return sources
   }
 
   private static func read(_ path: String) throws(CommandError) -> Recording {

@@ -11,12 +11,13 @@ import Foundation
 ///     swift run todo --replay session.jsonl   # play a log back, then go on
 ///     echo "add Milk" | swift run todo
 ///
-/// Files: `save` and `--record` write aside and rename into place (a failure or a crash leaves
-/// the old file or the new one, never neither; a link to `todo.md` keeps leading to it); a
-/// failed write is reported; `save` replaces a `todo.md` only if the session loaded or saved
-/// what it holds, unless the user types `save --replace`, and `load` drops unsaved changes
-/// only when asked with `load --discard`; nothing is deleted. Messages name the path and the
-/// cause in words, on standard error.
+/// Files: `save` writes aside and renames into place (a failure or a crash leaves the old file
+/// or the new one, never neither; a link to `todo.md` keeps leading to it); `--record` appends
+/// each action to its file as it ends (a crash, Ctrl-C or `kill` leaves every action before it
+/// there) and keeps the file that was there beside it; a failed write is reported; `save`
+/// replaces a `todo.md` only if the session loaded or saved what it holds, unless the user types
+/// `save --replace`, and `load` drops unsaved changes only when asked with `load --discard`;
+/// nothing is deleted. Messages name the path and the cause in words, on standard error.
 @main
 struct TodoApp {
   static let usage = """
@@ -24,8 +25,8 @@ struct TodoApp {
       --demo           run a short built-in session, then exit
       --log            print every committed action, and the state it left, to standard error
       --quiet          after an item command, print only the line it changed
-      --record FILE    write every action of the lists to FILE, as JSON Lines; FILE is
-                       written aside and put in place when the session ends
+      --record FILE    write every action of the lists to FILE, as JSON Lines, as it
+                       happens; a file already there is kept as FILE.1 (or .2, …)
       --replay FILE    play the actions of FILE (written by --record) back, then go on
       --help           show this text and the commands
     Without --demo, commands are read from standard input: typed at a prompt in a terminal,
@@ -62,6 +63,8 @@ struct TodoApp {
       exit(65)
     }
 
+    let signalSources = board.log.map(Session.finishRecording(onSignal:))
+
     let isTerminal = isatty(STDIN_FILENO) != 0
     board.isQuiet = options.quiet || (!options.demo && !isTerminal)
     if ProcessInfo.processInfo.environment["TODO_KILL_BEFORE_RENAME"] != nil {
@@ -86,6 +89,7 @@ struct TodoApp {
     } else {
       failures = await run(on: board, echo: true) { readLine() }
     }
+    withExtendedLifetime(signalSources) {}
     if !Session.finish(board) { exit(74) }
     if failures > 0 { exit(1) }
   }

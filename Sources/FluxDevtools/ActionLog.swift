@@ -34,7 +34,10 @@ import Foundation
 /// > an `error` line instead.
 ///
 /// Lines still on the log's queue are lost if the process exits first: call ``flush()`` before
-/// it does, or ``finish()``, which a file output needs to put its file in place.
+/// it does, or ``finish()``. A file output appends each line at its path as it is written, so
+/// after ``flush()`` a reader finds every line there, and a process that ends without
+/// ``finish()`` (or crashes) leaves them there too; ``finish()`` writes the file to the disk,
+/// closes it, and reports a write that failed.
 ///
 /// A log writes more for a viewer when asked: the line's number, the middleware that held or
 /// cancelled the action, the global dispatch it came from (``Fields``), and the state after each
@@ -189,12 +192,17 @@ public final class ActionLog: Sendable {
   }
 
   /// Flushes the log, then finishes its output: a file output
-  /// (``ActionLogOutput/file(_:onFailure:)``) is put in place.
+  /// (``ActionLogOutput/file(_:onFailure:)``) is written to the disk and closed, which lets
+  /// another log open its path.
   ///
   /// Call it once the stores that log here are done; lines of actions that end after it are
-  /// not written to a file output, and it reports them as a failure.
+  /// not written to a file output, which reports them as a failure
+  /// (``ActionLogOutput/failure``). Every call has the first one's outcome, and calls from
+  /// several threads at once all return once the file is closed
+  /// (``ActionLogOutput/finish()``).
   ///
-  /// - Throws: The first write to the file that failed, or the failure to put it in place.
+  /// - Throws: The first write to the file that failed (the lines before it are in the file),
+  ///   or why the lines may not all be on the disk.
   public func finish() throws(ActionLogOutput.FileError) {
     flush()
     try output.finish()

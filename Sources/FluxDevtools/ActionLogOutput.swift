@@ -36,67 +36,95 @@ public struct ActionLogOutput: Sendable {
     body(line)
   }
 
-  /// An output that writes a new log to the file at `url`, aside, and puts it in place when
-  /// you finish it.
+  /// An output that writes a new log at the file at `url`, one line at a time, as they come.
   ///
-  /// The lines go to a file beside `url`, named after it (`session.jsonl.partial-…`), one
-  /// system call per line, as they come. ``finish()`` (or ``ActionLog/finish()``) renames that
-  /// file to `url`: until then, a file already at `url` keeps its old content, so a log can be
-  /// recorded to the file that a replay reads, and a crash leaves the old log whole and the
-  /// new one, up to the crash, beside it.
+  /// The log lives at its own path from the start: each line is appended to `url` whole, in one
+  /// system call, so a reader (`tail -f`, the Flux Inspector) sees it as it grows, and a crash
+  /// or a kill leaves every line written before it at `url` (a line being written at that
+  /// moment may be cut short; ``Recording/init(contentsOf:allowingCutShortLastLine:)`` reads the
+  /// lines before it). ``ActionLog/flush()`` is all a reader needs to wait for; ``finish()``
+  /// writes the file to the disk and closes it.
+  ///
+  /// What was at `url` before is kept beside it, never overwritten, never removed: the file
+  /// (or symbolic link) is renamed `url.1`, or `url.2` if that name is taken, and so on, the
+  /// first free number (``previousFile``). So a session may replay a log and record to the
+  /// same file: the replay reads the old log, now at `url.1`, and the new one grows at `url`.
+  ///
+  /// One writer at a time: while an output holds the file (until ``finish()``, ``discard()``,
+  /// or the end of the process), a second `file(_:)` for the same path, in this process or
+  /// another, throws "another action log is writing to it", and moves nothing. The hold is an
+  /// exclusive `flock` on the file, which the system gives back when the process ends, however
+  /// it ends: a crashed writer never keeps the next one out. (A child process forked while the
+  /// file is open shares the hold until it executes its program, which closes the file for it,
+  /// or ends.)
   ///
   /// A write that fails (the disk is full, the file passes the process's size limit) is
   /// reported, never dropped in silence: `onFailure` receives it, once, on the thread that
-  /// wrote; ``failure`` holds it; and ``finish()`` throws it. No line is written after it, so
-  /// the aside file holds every line before the failure, the last one perhaps cut short, and
-  /// stays where it is: ``Recording/init(contentsOf:allowingCutShortLastLine:)`` reads it.
+  /// wrote; ``failure`` holds it; and ``finish()`` throws it. The part of the line that was
+  /// written is removed, and no line is written after it: the file holds every line before
+  /// the failure, whole. No failure removes a line that was written.
   ///
   /// ```swift
   /// let output = try ActionLogOutput.file(URL(fileURLWithPath: "session.jsonl")) { failure in
   ///   print("the log stopped: \(failure)")
   /// }
   /// let log = ActionLog(output: output)
-  /// // … stores write to the log …
-  /// try log.finish()  // session.jsonl now holds the new log
+  /// // … stores write to the log; session.jsonl grows …
+  /// try log.finish()  // every line is on the disk
   /// ```
   ///
   /// - Parameters:
   ///   - url: The file to write. Its folder must exist; a folder at `url` is an error.
   ///   - onFailure: Receives the first write that failed.
   /// - Returns: The output.
-  /// - Throws: A ``FileError`` when the aside file cannot be made.
+  /// - Throws: A ``FileError`` when the file cannot be made: a folder at `url` or missing
+  ///   where its folder should be, another writer on the same path, no permission.
   public static func file(
     _ url: URL, onFailure: @escaping @Sendable (FileError) -> Void = { _ in }
   ) throws(FileError) -> ActionLogOutput {
     do {
-      return ActionLogOutput(file: LogFile(try AsideFile(replacing: url), onFailure: onFailure))
+      return ActionLogOutput(file: LogFile(try AppendingFile(at: url), onFailure: onFailure))
     } catch {
       throw FileError(error)
     }
   }
 
-  /// The first write to the file that failed, if one did; always `nil` for an output that is
-  /// not a file.
+  /// The first write to the file that failed, if one did, or a line that came after
+  /// ``finish()``; always `nil` for an output that is not a file.
   public var failure: FileError? {
     file?.failure
   }
 
-  /// Puts the file of a ``file(_:onFailure:)`` output in place; does nothing for the others.
+  /// Where the file that was at the URL of a ``file(_:onFailure:)`` output when it opened is
+  /// kept: beside it, as `NAME.1` (or the first free number after it); `nil` when nothing was
+  /// there, and for the other outputs.
+  public var previousFile: URL? {
+    file?.previous.map { URL(fileURLWithPath: $0) }
+  }
+
+  /// Writes the file of a ``file(_:onFailure:)`` output to the disk and closes it, which lets
+  /// another writer open its path; does nothing for the other outputs.
   ///
   /// Call it once every line is written (``ActionLog/finish()`` flushes the log, then calls
-  /// it). Lines that come after it are not written.
+  /// it). Lines that come after it are not written, and are reported (``failure``).
   ///
-  /// - Throws: The first write that failed, and then the file is left aside and the one at
-  ///   its URL keeps its old content; or the failure to put it in place.
+  /// Every call has one outcome, the first one's: a second call returns, or throws the same
+  /// error, again. Calls made at once from several threads all wait until the file is closed.
+  ///
+  /// - Throws: The first write that failed (the lines before it are in the file, whole); or
+  ///   why the lines may not all be on the disk, or are no longer at the path (another
+  ///   program moved or removed the file).
   public func finish() throws(FileError) {
     try file?.finish()
   }
 
-  /// Removes the aside file of a ``file(_:onFailure:)`` output, unfinished, and leaves the file
-  /// at its URL as it was; does nothing for the other outputs.
+  /// Removes the file of a ``file(_:onFailure:)`` output, with the lines it holds, and puts
+  /// back at its URL the file that was there when the output opened (``previousFile``); does
+  /// nothing for the other outputs.
   ///
-  /// For a log you decide not to keep: a session that failed before it began, say. Lines that
-  /// come after it are not written.
+  /// For a log you decide not to keep: a session that failed before it began, say. It leaves
+  /// everything as it is if another program has moved the new file or the old one meanwhile.
+  /// Lines that come after it are not written, and are reported (``failure``).
   public func discard() {
     file?.discard()
   }
@@ -108,7 +136,7 @@ public struct ActionLogOutput: Sendable {
 }
 
 extension ActionLogOutput {
-  /// A file of an action log that could not be written or put in place: its path and the
+  /// A file of an action log that could not be opened, written or closed: its path and the
   /// cause in words.
   ///
   /// ```swift
@@ -117,98 +145,18 @@ extension ActionLogOutput {
   public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file that was to be written.
     public let path: String
-    /// Why it could not be, in words: "the disk is full", "is a folder", "does not exist".
+    /// Why it could not be, in words: "the disk is full", "is a folder", "does not exist",
+    /// "another action log is writing to it".
     public let cause: String
-    /// Where the lines written before the failure are, when they were kept.
-    public let keptAt: String?
 
-    init(_ failure: FileFailure, keptAt: String? = nil) {
+    init(_ failure: FileFailure) {
       self.path = failure.path
       self.cause = failure.cause
-      self.keptAt = keptAt
     }
 
-    /// `cannot write PATH: CAUSE`, and where the lines written before it are.
+    /// `cannot write PATH: CAUSE`.
     public var description: String {
-      "cannot write \(path): \(cause)" + (keptAt.map { "; the lines written before it are in \($0)" } ?? "")
-    }
-  }
-}
-
-/// The aside file of a log, behind a lock: the log writes one line at a time, but a reader of
-/// ``ActionLogOutput/failure`` or a call of ``ActionLogOutput/finish()`` may come from any
-/// thread.
-// `@unchecked Sendable`: its variables are read and written only under `lock`; the rest is
-// constant.
-private final class LogFile: @unchecked Sendable {
-  private let lock = Lock()
-  // Guarded by `lock`: the file until it is finished or has failed, whether it was finished,
-  // and the first failure.
-  private var aside: AsideFile?
-  private var isFinished = false
-  private var firstFailure: ActionLogOutput.FileError?
-  private let onFailure: @Sendable (ActionLogOutput.FileError) -> Void
-  private let path: String
-
-  init(_ aside: AsideFile, onFailure: @escaping @Sendable (ActionLogOutput.FileError) -> Void) {
-    self.aside = aside
-    self.path = aside.destination.path
-    self.onFailure = onFailure
-  }
-
-  deinit {
-    // A log dropped before it was finished keeps its lines where they are.
-    aside?.abandon()
-  }
-
-  var failure: ActionLogOutput.FileError? {
-    lock.withLock { firstFailure }
-  }
-
-  func write(_ line: String) {
-    let failure = lock.withLock { () -> ActionLogOutput.FileError? in
-      guard let file = aside else {
-        guard isFinished, firstFailure == nil else { return nil }
-        firstFailure = ActionLogOutput.FileError(
-          FileFailure(path: path, cause: "a line came after the log was finished; it is not written"))
-        return firstFailure
-      }
-      do throws(FileFailure) {
-        try file.write(line.utf8, keepingOnFailure: true)
-        return nil
-      } catch {
-        aside = nil
-        firstFailure = ActionLogOutput.FileError(error, keptAt: file.asidePath)
-        return firstFailure
-      }
-    }
-    if let failure { onFailure(failure) }
-  }
-
-  func discard() {
-    let file = lock.withLock {
-      defer {
-        aside = nil
-        isFinished = true
-      }
-      return aside
-    }
-    file?.discard()
-  }
-
-  func finish() throws(ActionLogOutput.FileError) {
-    let (file, failure) = lock.withLock {
-      defer {
-        aside = nil
-        isFinished = true
-      }
-      return (aside, firstFailure)
-    }
-    if let failure { throw failure }
-    do {
-      try file?.commit()
-    } catch {
-      throw ActionLogOutput.FileError(error)
+      "cannot write \(path): \(cause)"
     }
   }
 }

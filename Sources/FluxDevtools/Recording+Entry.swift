@@ -28,6 +28,19 @@ extension Recording.Entry {
   /// Where the type reads a `Double` or a `Float`, the strings `"Infinity"`, `"-Infinity"` and
   /// `"NaN"` read as those values, as ``ActionLog`` writes them.
   ///
+  /// A line has a state when it has the key `state` (``hasState``), whatever its value: a
+  /// snapshot of an optional type that is `nil` is written `"state":null`, and read back as
+  /// `.some(nil)`, so it is told apart from a line with no state (`nil`):
+  ///
+  /// ```swift
+  /// let selection = try entry.state(as: String?.self)  // String??
+  /// // nil: no state on the line; .some(nil): the snapshot was nil; .some("a"): it was "a"
+  /// ```
+  ///
+  /// For a type that is not optional, `"state":null` is not one of its values: a type error.
+  /// (A doubly optional snapshot, `Int??`, writes both of its `nil`s as `null`, as JSON
+  /// encoding does; both read back as the outer `nil`.)
+  ///
   /// - Parameter type: The type of the snapshots the log wrote; usually inferred.
   /// - Returns: The state, or `nil` when the line has none (``hasState``).
   /// - Throws: A ``RecordingError`` naming the line when the state is not one of `type`.

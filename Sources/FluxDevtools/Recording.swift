@@ -137,7 +137,7 @@ public struct Recording: Sendable {
   ///
   /// ```swift
   /// // What a process wrote before it was killed, but for the line it was writing:
-  /// let partial = try Recording(contentsOf: aside, allowingCutShortLastLine: true)
+  /// let partial = try Recording(contentsOf: url, allowingCutShortLastLine: true)
   /// ```
   ///
   /// - Parameters:

@@ -33,8 +33,18 @@ extension RecordingError {
   /// A short account of a decoding error: what is missing or wrong, and where.
   static func describe(_ error: any Error) -> String {
     guard let error = error as? DecodingError else { return "\(error)" }
+    // `holds[0].nanoseconds`: an element of an array by its index, as JSON paths write it.
     func path(_ keys: [any CodingKey]) -> String {
-      keys.isEmpty ? "the line" : "\"" + keys.map(\.stringValue).joined(separator: ".") + "\""
+      guard !keys.isEmpty else { return "the line" }
+      var text = ""
+      for key in keys {
+        if let index = key.intValue, key.stringValue == "Index \(index)" {
+          text += "[\(index)]"
+        } else {
+          text += (text.isEmpty ? "" : ".") + key.stringValue
+        }
+      }
+      return "\"" + text + "\""
     }
     switch error {
     case .keyNotFound(let key, let context):

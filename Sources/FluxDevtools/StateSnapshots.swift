@@ -19,7 +19,9 @@ import FluxCore
 /// after the commit (and the `didCommit` hooks of the middleware before it), and encoded there,
 /// with the line: it costs as much as encoding the state on every commit (see the benchmarks).
 /// A state that cannot be encoded leaves the line without `state`, and with `stateError`, which
-/// says why.
+/// says why. The key tells whether a line has a state; its value is the snapshot, whatever it is:
+/// a snapshot of an optional type that is `nil` is written `"state":null`, and
+/// ``Recording/Entry/state(as:)`` reads it back as `.some(nil)`, not as a line without state.
 public struct StateSnapshots<State: FluxCore.State>: Sendable {
   /// Takes the snapshot of a state, to be encoded at once.
   let take: @Sendable (State) -> any Encodable

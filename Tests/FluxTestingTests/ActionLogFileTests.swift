@@ -17,7 +17,7 @@ struct ActionLogFileTests {
   }
 
   @Test(
-    "rule 17: a write that fills the disk is reported once, finish throws it, the old file stays, and every whole line is kept aside"
+    "rule 17: a write that fills the disk is reported once, every finish throws it, the old file is kept beside, and every whole line is at the path"
   )
   func inv17_fullDiskIsReported() throws {
     try withSmallDisk(bytes: 16_384) { disk in
@@ -36,18 +36,19 @@ struct ActionLogFileTests {
       #expect(output.failure == failure)
       #expect(failure.cause == "the disk is full")
       #expect(failure.path == url.path)
-      let kept = try #require(failure.keptAt)
-      #expect(
-        failure.description == "cannot write \(url.path): the disk is full; the lines written before it are in \(kept)")
+      #expect(failure.description == "cannot write \(url.path): the disk is full")
       #expect(throws: failure) { try log.finish() }
-      #expect(FileManager.default.contents(atPath: url.path) == old)
-      // Every whole line before the failure reads, in order; the cut-short last one is left out.
-      #expect(throws: RecordingError.self) { try Recording(contentsOf: URL(fileURLWithPath: kept)) }
-      let partial = try Recording(contentsOf: URL(fileURLWithPath: kept), allowingCutShortLastLine: true)
-      #expect(partial.cutShortLine == partial.entries.count + 1)
-      let actions = try partial.entries.map { try $0.action(as: CounterAction.self) }
+      #expect(throws: failure) { try log.finish() }  // the same outcome, every time
+      #expect(output.previousFile?.path == url.path + ".1")
+      #expect(FileManager.default.contents(atPath: url.path + ".1") == old)
+      // Every line before the failure is at the path, whole, in order: the part of the line
+      // that did not fit is removed.
+      let recording = try Recording(contentsOf: url)
+      #expect(recording.cutShortLine == nil)
+      let actions = try recording.entries.map { try $0.action(as: CounterAction.self) }
       #expect(actions == (1...actions.count).map { .add($0) })
       #expect(actions.count > 10)
+      withExtendedLifetime(store) {}
     }
   }
 
@@ -94,7 +95,7 @@ struct ActionLogFileTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])
   }
 
-  @Test("discard removes the aside file and leaves the old one; a line after it is reported")
+  @Test("discard removes the new file and puts the old one back at the path; a line after it is reported")
   func discard() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("log-discard-\(UUID())")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -61,7 +61,7 @@ struct ActionLogTests {
     }
   }
 
-  @Test("a file output writes each line as it comes, aside, and puts the file in place when finished")
+  @Test("a file output writes each line at its path as it comes, and closes the file when finished")
   func fileOutput() throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("action-log-\(UUID()).jsonl")
     defer { try? FileManager.default.removeItem(at: url) }
@@ -69,7 +69,8 @@ struct ActionLogTests {
     let store = Store<CounterState>(
       state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
     store.actions.dispatch(action: .set(4))
-    #expect(!FileManager.default.fileExists(atPath: url.path))
+    log.flush()
+    #expect(try Recording(contentsOf: url).entries.map { try $0.action(as: CounterAction.self) } == [.set(4)])
     try log.finish()
     let recording = try Recording(contentsOf: url)
     #expect(try recording.entries.map { try $0.action(as: CounterAction.self) } == [.set(4)])
@@ -246,20 +247,28 @@ struct ActionLogTests {
     log.flush()  // everything is written
   }
 
-  @Test("rule 17: a file output keeps an existing file's content until it is finished, then replaces it")
-  func inv17_fileOutputKeepsTheOldFileUntilFinished() throws {
+  @Test("rule 17: a file output keeps an existing file whole beside its path, and writes the new log at the path")
+  func inv17_fileOutputKeepsTheOldFileBeside() throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID()).jsonl")
-    defer { try? FileManager.default.removeItem(at: url) }
+    let kept = URL(fileURLWithPath: url.path + ".1")
+    defer {
+      try? FileManager.default.removeItem(at: url)
+      try? FileManager.default.removeItem(at: kept)
+    }
     let old = Data(String(repeating: "x", count: 10_000).utf8)
     try old.write(to: url)
-    let log = ActionLog(output: try .file(url))
+    let output = try ActionLogOutput.file(url)
+    #expect(output.previousFile == kept)
+    let log = ActionLog(output: output)
     let store = Store<CounterState>(
       state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
     store.actions.dispatch(action: .add(1))
     log.flush()
-    #expect(FileManager.default.contents(atPath: url.path) == old)
+    #expect(FileManager.default.contents(atPath: kept.path) == old)
+    #expect(try Recording(contentsOf: url).entries.count == 1)
     try log.finish()
     #expect(try Recording(contentsOf: url).entries.count == 1)
+    #expect(FileManager.default.contents(atPath: kept.path) == old)
   }
 }
 

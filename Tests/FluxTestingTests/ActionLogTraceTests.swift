@@ -162,3 +162,50 @@ struct NoNegativeTagged<Tag>: Middleware {
     if case .add(let amount) = action, amount < 0 { proceed.cancel() } else { proceed() }
   }
 }
+
+extension ActionLogTraceTests {
+  @Test(
+    "a store's didCommit that dispatches to another logged store on .immediate lends it neither its dispatch nor its holds"
+  )
+  func traceOfTheDispatchingStoreStaysOffTheOtherStoresLine() throws {
+    let lines = Lines()
+    let log = ActionLog(output: lines.output, fields: .all)
+    let target = Store<TaggedState<LeakTarget>>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "b")])
+    let holder = HoldingMiddleware<LeakSource>()
+    let source = Store<TaggedState<LeakSource>>(
+      state: .init(), mutations: .init(), executor: .immediate,
+      middlewares: [
+        AnyMiddleware(holder), AnyMiddleware(RelayTagged<LeakSource, LeakTarget>(to: target.actions)),
+        log.middleware(label: "a"),
+      ])
+    Store<TaggedState<LeakSource>>.actions.dispatch(action: .add(1))
+    let proceed = try #require(holder.take())
+    proceed()
+    log.flush()
+    let entries = try Recording(jsonLines: lines.text).entries
+    #expect(entries.map(\.store) == ["b", "a"])
+    let (b, a) = (entries[0], entries[1])
+    #expect(a.dispatch != nil)
+    #expect(a.holds.map(\.middleware) == ["HoldingMiddleware<LeakSource>"])
+    #expect(b.dispatch == nil)
+    #expect(b.holds.isEmpty)
+    withExtendedLifetime((source, target)) {}
+  }
+}
+
+private enum LeakSource {}
+private enum LeakTarget {}
+
+/// In its `didCommit`, dispatches the action to a store of another tag.
+struct RelayTagged<Tag, Target>: Middleware {
+  let target: Actions<TaggedState<Target>>
+
+  init(to target: Actions<TaggedState<Target>>) {
+    self.target = target
+  }
+
+  func didCommit(action: CounterAction, state: TaggedState<Tag>) {
+    target.dispatch(action: action)
+  }
+}

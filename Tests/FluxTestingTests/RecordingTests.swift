@@ -257,6 +257,19 @@ struct RecordingTests {
     }
   }
 
+  @Test("a hold's nanoseconds that are negative or too large say so, with the key, not that the line is not JSON")
+  func holdNanosecondsOutOfRange() {
+    for nanoseconds in ["-1", "1.5", "1e30", "18446744073709551616"] {
+      let text =
+        #"{"action":{"reset":{}},"holds":[{"middleware":"A","nanoseconds":1},{"middleware":"B","nanoseconds":"#
+        + nanoseconds + #"}],"outcome":"committed","store":"a","time":"2026-11-23T03:07:49.123Z"}"#
+      let error = #expect(throws: RecordingError.self) { try Recording(jsonLines: text) }
+      #expect(
+        error?.description
+          == "line 1: not an action of the log (\"holds[1].nanoseconds\": not a whole number from 0 to \(UInt64.max))")
+    }
+  }
+
   @Test("an action with a number too large for its type is an error that says so")
   func actionNumberOutOfRange() throws {
     let text =

@@ -64,7 +64,9 @@ struct FileFaultTests {
     #expect(Faults.contents(Self.todoFile(in: folder)) == Data(Self.oldFile.utf8))
   }
 
-  @Test("rule 17: a recording that fills the disk is reported at once and at the end; the old log stays")
+  @Test(
+    "rule 17: a recording that fills the disk is reported at once and at the end; every whole line is at the path, the old log beside it"
+  )
   func inv17_fullDiskRecordingIsReported() throws {
     let writeOldLog: (URL) throws -> Void = {
       try Data(Self.oldLog.utf8).write(to: $0.appendingPathComponent("s.jsonl"))
@@ -72,17 +74,19 @@ struct FileFaultTests {
     try Faults.withSmallDisk(bytes: 32_768, prepare: writeOldLog) { disk in
       let run = try Faults.run(["--record", "s.jsonl"], input: Self.adds(1_000), in: disk)
       #expect(run.errors.contains("todo: the recording stopped: cannot write \(disk.path)/s.jsonl: the disk is full"))
-      #expect(run.errors.contains("todo: the recording was not saved"))
+      #expect(
+        run.errors.contains("todo: the recording is incomplete: cannot write \(disk.path)/s.jsonl: the disk is full"))
       #expect(run.status == 74)
-      #expect(Faults.contents(disk.appendingPathComponent("s.jsonl")) == Data(Self.oldLog.utf8))
-      // The lines written before the disk was full are kept aside, every whole one readable.
-      let kept = try #require(Faults.files(in: disk, startingWith: "s.jsonl.partial-").first)
-      let partial = try Recording(contentsOf: disk.appendingPathComponent(kept), allowingCutShortLastLine: true)
-      #expect(partial.entries.count > 10)
+      #expect(Faults.contents(disk.appendingPathComponent("s.jsonl.1")) == Data(Self.oldLog.utf8))
+      // The lines written before the disk was full are at the path, each whole.
+      let recording = try Recording(contentsOf: disk.appendingPathComponent("s.jsonl"))
+      #expect(recording.entries.count > 10)
+      #expect(Faults.files(in: disk, startingWith: "s.jsonl") == ["s.jsonl", "s.jsonl.1"])
     }
   }
 
-  @Test("rule 17: a recording past the file-size limit is reported, and the old log stays")
+  @Test(
+    "rule 17: a recording past the file-size limit is reported; every whole line is at the path, the old log beside it")
   func inv17_fileSizeLimitRecordingIsReported() throws {
     guard Faults.isLinux else { return }
     let folder = try Faults.temporaryFolder("size-limit-log")
@@ -93,7 +97,9 @@ struct FileFaultTests {
     #expect(!run.wasSignalled)
     #expect(run.errors.contains("the file would pass the largest size this process may write"))
     #expect(run.status == 74)
-    #expect(Faults.contents(folder.appendingPathComponent("s.jsonl")) == Data(Self.oldLog.utf8))
+    #expect(Faults.contents(folder.appendingPathComponent("s.jsonl.1")) == Data(Self.oldLog.utf8))
+    let recording = try Recording(contentsOf: folder.appendingPathComponent("s.jsonl"))
+    #expect(recording.entries.count > 10)
   }
 
   @Test("rule 17: a save into a read-only folder says so and changes nothing")
@@ -191,16 +197,21 @@ struct FileFaultTests {
     #expect(Faults.files(in: folder, startingWith: "s.jsonl.") == [])
   }
 
-  @Test("--record and --replay of one file: the file holds the replayed session and the new actions after it")
-  func sameFileForRecordAndReplayAppendsTheNewSession() throws {
+  @Test(
+    "rule 17: --record and --replay of one file lose nothing: the file holds the replayed session and the new actions, the old one is beside it"
+  )
+  func inv17_sameFileForRecordAndReplayLosesNothing() throws {
     let folder = try Faults.temporaryFolder("same-file-ok")
     defer { try? FileManager.default.removeItem(at: folder) }
     let log = folder.appendingPathComponent("s.jsonl")
     _ = try Faults.run(["--record", "s.jsonl"], input: "add Milk\nnew Work\n", in: folder)
+    let old = try #require(Faults.contents(log))
     let run = try Faults.run(["--record", "s.jsonl", "--replay", "s.jsonl"], input: "add Ship it\n", in: folder)
+    #expect(run.output.contains("Recording to s.jsonl; the file that was there is kept as s.jsonl.1."))
     #expect(run.output.contains("Replayed 2 actions from s.jsonl."))
     let recording = try Recording(contentsOf: log)
     #expect(recording.entries.map(\.store) == ["list:Inbox", "board", "list:Work"])
+    #expect(Faults.contents(folder.appendingPathComponent("s.jsonl.1")) == old)
   }
 
   @Test("rule 17: a process killed between writing and renaming leaves the old todo.md whole")
@@ -218,7 +229,7 @@ struct FileFaultTests {
     #expect(new.first?.items.map(\.title) == ["Kept", "New"])
   }
 
-  @Test("rule 17: a recording killed mid-session leaves the old log whole and the new lines aside")
+  @Test("rule 17: a recording killed mid-session leaves every line at the path and the old log whole beside it")
   func inv17_killedWhileRecordingKeepsTheOldLog() throws {
     let folder = try Faults.temporaryFolder("killed-log")
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -228,7 +239,8 @@ struct FileFaultTests {
     process.executableURL = Faults.todo
     process.arguments = ["--record", "s.jsonl"]
     process.currentDirectoryURL = folder
-    process.environment = ProcessInfo.processInfo.environment.merging(["ASAN_OPTIONS": "detect_leaks=0"]) { $1 }
+    process.environment = ProcessInfo.processInfo.environment.merging(
+      ["ASAN_OPTIONS": "detect_leaks=0", "SWIFT_BACKTRACE": "enable=no"]) { $1 }
     let input = Pipe()
     let output = Pipe()
     process.standardInput = input
@@ -246,9 +258,8 @@ struct FileFaultTests {
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
     #expect(process.terminationReason == .uncaughtSignal)
-    #expect(Faults.contents(log) == Data(Self.oldLog.utf8))
-    let aside = try #require(Faults.files(in: folder, startingWith: "s.jsonl.partial-").first)
-    let partial = try Recording(contentsOf: folder.appendingPathComponent(aside), allowingCutShortLastLine: true)
-    #expect(partial.entries.count == 2)
+    #expect(Faults.contents(folder.appendingPathComponent("s.jsonl.1")) == Data(Self.oldLog.utf8))
+    let recording = try Recording(contentsOf: log)
+    #expect(recording.entries.count == 2)
   }
 }

@@ -16,14 +16,17 @@ import Dispatch
 ///
 /// A store traces only when one of its own middleware asks; no other store makes one, and a
 /// traced store makes one only for an action that comes from a global dispatch, or that a
-/// middleware holds or cancels. Its hooks read it as ``current``, during `didCommit` and
+/// middleware holds or cancels. Its hooks read it as ``current(for:)``, during `didCommit` and
 /// `didCancel`.
 ///
 /// The store writes a trace under its lock while the action is intercepted or held (a decision
 /// from another thread included), and reads it on its drain once the action has left the
-/// machine, after that lock: so the hooks see every write.
+/// machine, after that lock: so the hooks see every write. The drain names the trace's store
+/// (``during(_:of:_:)``) on its own thread, right before the hooks, when no other thread holds
+/// the trace any more.
 // `@unchecked Sendable`: every variable is written only under the lock of the store whose
-// action this is, before the hooks that read it run (see above).
+// action this is, or by the drain that then runs the hooks, before the hooks that read it run
+// (see above).
 @usableFromInline
 package final class ActionTrace: @unchecked Sendable {
   /// One middleware that held the action: it had not decided when its `intercept` returned.
@@ -44,6 +47,8 @@ package final class ActionTrace: @unchecked Sendable {
   package private(set) var cancelledBy: Any.Type?
   /// The middleware holding the action now, and since when.
   private var holding: (middleware: Any.Type, since: UInt64)?
+  /// The state of the store whose action this is, once its hooks run: the hooks it is current for.
+  private var owner: ObjectIdentifier?
 
   @usableFromInline
   init(dispatch: UInt64) {
@@ -80,17 +85,31 @@ package final class ActionTrace: @unchecked Sendable {
   // MARK: The current trace
 
   /// The trace of the action whose `didCommit` or `didCancel` hooks run on this thread now, if
-  /// its store traces it; `nil` elsewhere.
+  /// its store traces it, for the store whose state is `state`; `nil` elsewhere.
+  ///
+  /// Scoped to one store: a hook that dispatches to another store on `.immediate` runs that
+  /// store's hooks inside its own, and they read `nil` here (or their own action's trace), never
+  /// the trace of the store that dispatched. The check is made by the reader, so that a store
+  /// whose hooks read no trace pays nothing for it.
+  package static func current(for state: AnyObject) -> ActionTrace? {
+    guard let trace = current, trace.owner == ObjectIdentifier(state) else { return nil }
+    return trace
+  }
+
+  /// The trace made current by the innermost ``during(_:of:_:)`` on this thread, whatever its
+  /// store; hooks read ``current(for:)``.
   package static var current: ActionTrace? {
     guard let pointer = pthread_getspecific(key) else { return nil }
     // Set only by `during(_:_:)`, while the caller keeps the trace alive.
     return Unmanaged<ActionTrace>.fromOpaque(pointer).takeUnretainedValue()
   }
 
-  /// Runs `body` with `trace` as ``current``, then restores the one before (a hook may dispatch
-  /// to another store on `.immediate`, whose hooks then run inside it).
+  /// Runs `body`, the hooks of the store whose state is `owner`, with `trace` as ``current``,
+  /// then restores the one before (a hook may dispatch to another store on `.immediate`, whose
+  /// hooks then run inside it, and see this trace as another store's).
   @usableFromInline
-  static func during(_ trace: ActionTrace, _ body: () -> Void) {
+  static func during(_ trace: ActionTrace, of owner: ObjectIdentifier, _ body: () -> Void) {
+    trace.owner = owner
     let previous = pthread_getspecific(key)
     set(Unmanaged.passUnretained(trace).toOpaque())
     withExtendedLifetime(trace, body)

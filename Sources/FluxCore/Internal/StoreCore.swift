@@ -155,7 +155,9 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
         target.mutations.commit(action: pending.action, state: state)
         // Tested, not bound: a store that does not trace retains and releases nothing here.
         if _slowPath(pending.trace != nil) {
-          ActionTrace.during(pending.trace.unsafelyUnwrapped) { pipeline.didCommit(pending.action, state) }
+          ActionTrace.during(pending.trace.unsafelyUnwrapped, of: ObjectIdentifier(state)) {
+            pipeline.didCommit(pending.action, state)
+          }
         } else {
           pipeline.didCommit(pending.action, state)
         }
@@ -329,7 +331,9 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       let action = handout.pending.action
       if handout.pending.stage == Pending.cancelled {
         if _slowPath(handout.pending.trace != nil) {
-          ActionTrace.during(handout.pending.trace.unsafelyUnwrapped) { pipeline.didCancel(action, state) }
+          ActionTrace.during(handout.pending.trace.unsafelyUnwrapped, of: ObjectIdentifier(state)) {
+            pipeline.didCancel(action, state)
+          }
         } else {
           pipeline.didCancel(action, state)
         }
@@ -339,7 +343,9 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
       pipeline.willCommit(action, state)
       target.mutations.commit(action: action, state: state)
       if _slowPath(handout.pending.trace != nil) {
-        ActionTrace.during(handout.pending.trace.unsafelyUnwrapped) { pipeline.didCommit(action, state) }
+        ActionTrace.during(handout.pending.trace.unsafelyUnwrapped, of: ObjectIdentifier(state)) {
+          pipeline.didCommit(action, state)
+        }
       } else {
         pipeline.didCommit(action, state)
       }

@@ -64,7 +64,7 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
   }
 
   /// The same middleware, for which the store traces its actions: its `didCommit` and
-  /// `didCancel` hooks then find the action's ``ActionTrace`` as ``ActionTrace/current``
+  /// `didCancel` hooks then find the action's ``ActionTrace`` as ``ActionTrace/current(for:)``
   /// (the global dispatch it came from, the middleware that held or cancelled it).
   ///
   /// Only a store's own middleware can ask: a store whose own middleware does not ask traces

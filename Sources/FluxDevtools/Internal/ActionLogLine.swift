@@ -61,6 +61,28 @@ func typeName(_ type: Any.Type) -> String {
 struct HoldField: Codable, Sendable, Equatable {
   let middleware: String
   let nanoseconds: UInt64
+
+  init(middleware: String, nanoseconds: UInt64) {
+    self.middleware = middleware
+    self.nanoseconds = nanoseconds
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case middleware, nanoseconds
+  }
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    middleware = try container.decode(String.self, forKey: .middleware)
+    do {
+      nanoseconds = try container.decode(UInt64.self, forKey: .nanoseconds)
+    } catch let error where !(error is DecodingError) {
+      // A number that does not fit: the decoder's own error, which it tells as a line that is not
+      // JSON, without the key.
+      throw DecodingError.dataCorruptedError(
+        forKey: .nanoseconds, in: container, debugDescription: "not a whole number from 0 to \(UInt64.max)")
+    }
+  }
 }
 
 /// A state snapshot of any `Encodable` type, encoded as itself.
@@ -143,9 +165,23 @@ struct ErrorLineBody: Decodable {
   let error: String
 }
 
-/// The state of a line, decoded as `Snapshot`; `nil` when the line has none.
+/// The state of a line that has one (a `state` key), decoded as `Snapshot`.
+///
+/// The key says whether a state was recorded; its value is the snapshot, whatever it is. So
+/// `"state":null` is the snapshot `nil` of an optional type, and a type error for any other type;
+/// a line without the key has no state (``ActionLogHeader/hasState``) and is never decoded here.
 struct ActionLogStateBody<Snapshot: Decodable>: Decodable {
-  let state: Snapshot?
+  let state: Snapshot
+
+  private enum CodingKeys: String, CodingKey {
+    case state
+  }
+
+  init(from decoder: any Decoder) throws {
+    // `decode`, not `decodeIfPresent`: the latter reads `null` as "no value" for every type,
+    // the nil of an optional snapshot included.
+    state = try decoder.container(keyedBy: CodingKeys.self).decode(Snapshot.self, forKey: .state)
+  }
 }
 
 /// The action of a line, decoded as `Action`.

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// With snapshots, it takes the state's snapshot in `didCommit`, where the state is as the
 /// commit left it; with a log that reads traces, it reads the action's ``ActionTrace`` there
-/// and in `didCancel`, where the store makes it current.
+/// and in `didCancel`, where the store makes it current for its own hooks.
 struct ActionLogMiddleware<State: FluxCore.State>: Middleware where State.Action: Encodable {
   let log: ActionLog
   let label: String
@@ -21,13 +21,13 @@ struct ActionLogMiddleware<State: FluxCore.State>: Middleware where State.Action
     let duration = clock.stop()
     log.append(
       label: label, outcome: .committed, duration: duration, action: action, state: snapshots?.take(state),
-      trace: log.readsTraces ? ActionTrace.current : nil)
+      trace: log.readsTraces ? ActionTrace.current(for: state) : nil)
   }
 
   func didCancel(action: State.Action, state: State) {
     log.append(
       label: label, outcome: .cancelled, duration: nil, action: action,
-      trace: log.readsTraces ? ActionTrace.current : nil)
+      trace: log.readsTraces ? ActionTrace.current(for: state) : nil)
   }
 }
 
