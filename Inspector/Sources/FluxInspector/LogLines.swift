@@ -4,8 +4,9 @@ import Foundation
 /// The lines of an action log, each checked on its own by `Recording` and made ready for the
 /// page: the lines that read as JSON objects `{"line": N, "raw": "…"}` (the line's own text,
 /// which the page parses), the others as `{"line": N, "error": "…", "raw": "…"}` with
-/// `Recording`'s message, or with the key that the line writes twice (see ``RepeatedKeys``). Line numbers are those of the file, counted from 1; blank lines are
-/// skipped, as `Recording` skips them.
+/// `Recording`'s message, or with where the line is not JSON as the page reads it, or the key
+/// that it writes twice (see ``StrictJSON``). Line numbers are those of the file, counted from 1;
+/// blank lines are skipped, as `Recording` skips them.
 public struct LogLines: Sendable {
   /// One JSON object per non-blank line, in the order of the file.
   public var entries: [String]
@@ -95,9 +96,8 @@ public struct LogLines: Sendable {
     let bom = "\u{FEFF}"
     let json = text.hasPrefix(bom) ? String(text.dropFirst()) : text
     let bomBytes: [UInt8] = [0xEF, 0xBB, 0xBF]
-    if let repeated = RepeatedKeys.first(in: content.starts(with: bomBytes) ? content.dropFirst(3) : content) {
-      let place = repeated.path.isEmpty ? "" : ", in \"\(repeated.path)\""
-      return badEntry(number, "the key \"\(repeated.key)\" is written twice\(place)", text)
+    if let problem = StrictJSON.problem(in: content.starts(with: bomBytes) ? content.dropFirst(3) : content) {
+      return badEntry(number, problem, text)
     }
     return "{\"line\":\(number),\"raw\":\(JSONText.string(json))}"
   }
