@@ -27,7 +27,9 @@ public struct LogLines: Sendable {
   ///   - bytes: Lines of a log: from its start, or from the start of a line.
   ///   - firstLine: The number of the first line in the file.
   ///   - includePartialLine: Whether text after the last line break is read too.
-  public init(_ bytes: ArraySlice<UInt8>, firstLine: Int = 1, includePartialLine: Bool) {
+  ///   - concurrently: Whether the lines are checked on every core, on Dispatch's threads (which
+  ///     on Linux also answer the server's requests): for a whole log, read once.
+  public init(_ bytes: ArraySlice<UInt8>, firstLine: Int = 1, includePartialLine: Bool, concurrently: Bool = true) {
     completeBytes = 0
     completeLines = 0
     endsInPartialLine = false
@@ -50,9 +52,10 @@ public struct LogLines: Sendable {
         start = end
       }
     }
-    let read = Self.concurrentMap(lines) { line in
+    let entry = { @Sendable (line: (range: Range<Int>, number: Int, isComplete: Bool)) in
       Self.entry(bytes[line.range], number: line.number, isComplete: line.isComplete)
     }
+    let read = concurrently ? Self.concurrentMap(lines, entry) : lines.map(entry)
     entries = read.compactMap { $0 }
     endsInPartialLine = lines.last.map { !$0.isComplete && read.last! != nil } ?? false
   }
