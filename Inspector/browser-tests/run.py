@@ -357,6 +357,26 @@ class Suite(LiveTests, TodoLiveTests):
         self.wait(lambda: len(self.rows()) == before + 2, "the second appended line does not appear")
         check(self.selected_position() == 0, "not following, the selection moved")
 
+    def test_a_line_finished_after_the_page_read_it_keeps_its_global_dispatch_even_with_an_empty_id(self):
+        # The last line without its line break is shown, then taken back and read again once its
+        # line break comes: its dispatch id, the empty one too, must be taken back with it.
+        def line(store, sequence):
+            return json.dumps({"action": {"reset": {}}, "dispatch": "", "durationNanoseconds": 1000,
+                               "outcome": "committed", "sequence": sequence, "store": store,
+                               "time": "2026-11-23T03:07:49.123Z"}, sort_keys=True, separators=(",", ":"))
+        log = self.write_log("unfinished.jsonl", line("a", 1))
+        self.driver.get_log("browser")
+        server = self.serve(log)
+        self.open(server.url)
+        self.wait(self.is_following, "the page does not follow the log")
+        check(len(self.rows()) == 1, f"the rows are {self.rows()}")
+        with open(log, "a", encoding="utf-8") as file:
+            file.write("\n" + line("b", 2) + "\n")
+        self.wait(lambda: len(self.rows()) == 1 and "×2" in self.rows()[0][2],
+                  f"the dispatch to a and b is not one event: {self.rows()}, banner {self.text('banner')!r}")
+        check(self.text("banner") == "", f"the page shows an error: {self.text('banner')}")
+        check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
+
     def test_a_bad_line_shows_in_place_as_an_error_with_its_number(self):
         # In the middle of the log when the page opens.
         lines = open(self.todo_log, encoding="utf-8").read().splitlines(keepends=True)

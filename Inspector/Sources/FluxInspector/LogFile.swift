@@ -90,9 +90,22 @@ public enum LogFile {
     return try body(descriptor, Identity(info))
   }
 
+  /// The most bytes read at once: the whole log when it is loaded, or one long line. A file can
+  /// claim any length (`truncate -s 100G` takes no room on the disk), and bytes that do not fit
+  /// in memory would stop the server (rule 21).
+  static let largestRead = 1 << 30
+
   /// The bytes of `range` in the file open as `descriptor`: fewer when the file ends first (it
   /// was cut short while it was read).
+  ///
+  /// - Throws: An ``InspectorError`` when the file cannot be read, or `range` holds more than
+  ///   ``largestRead`` bytes.
   static func read(_ descriptor: Int32, path: String, in range: Range<Int>) throws(InspectorError) -> [UInt8] {
+    guard range.count <= largestRead else {
+      throw InspectorError(
+        "cannot read the log \(path): it has \(range.count) bytes to read, more than the 1 GiB "
+          + "(\(largestRead) bytes) that the inspector reads")
+    }
     var bytes = [UInt8](repeating: 0, count: range.count)
     var done = 0
     while done < range.count {

@@ -95,7 +95,8 @@ struct LogFollower: Sendable {
           start == mark.offset
           ? bytes[..<(lastBreak + 1)] : try LogFile.read(descriptor, path: path, in: mark.offset..<end)[...]
         guard whole.count == end - mark.offset else { break }
-        let lines = LogLines(whole, firstLine: mark.lines + 1, includePartialLine: false)
+        // On this thread only: every page that follows the log reads what is appended.
+        let lines = LogLines(whole, firstLine: mark.lines + 1, includePartialLine: false, concurrently: false)
         mark = mark.advanced(over: whole, lines: lines.completeLines)
         steps.append(
           .lines(

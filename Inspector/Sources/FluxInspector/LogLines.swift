@@ -4,8 +4,9 @@ import Foundation
 /// The lines of an action log, each checked on its own by `Recording` and made ready for the
 /// page: the lines that read as JSON objects `{"line": N, "raw": "…"}` (the line's own text,
 /// which the page parses), the others as `{"line": N, "error": "…", "raw": "…"}` with
-/// `Recording`'s message, or with the key that the line writes twice (see ``RepeatedKeys``). Line numbers are those of the file, counted from 1; blank lines are
-/// skipped, as `Recording` skips them.
+/// `Recording`'s message, or with where the line is not JSON as the page reads it, or the key
+/// that it writes twice (see ``StrictJSON``). Line numbers are those of the file, counted from 1;
+/// blank lines are skipped, as `Recording` skips them.
 public struct LogLines: Sendable {
   /// One JSON object per non-blank line, in the order of the file.
   public var entries: [String]
@@ -26,7 +27,9 @@ public struct LogLines: Sendable {
   ///   - bytes: Lines of a log: from its start, or from the start of a line.
   ///   - firstLine: The number of the first line in the file.
   ///   - includePartialLine: Whether text after the last line break is read too.
-  public init(_ bytes: ArraySlice<UInt8>, firstLine: Int = 1, includePartialLine: Bool) {
+  ///   - concurrently: Whether the lines are checked on every core, on Dispatch's threads (which
+  ///     on Linux also answer the server's requests): for a whole log, read once.
+  public init(_ bytes: ArraySlice<UInt8>, firstLine: Int = 1, includePartialLine: Bool, concurrently: Bool = true) {
     completeBytes = 0
     completeLines = 0
     endsInPartialLine = false
@@ -49,9 +52,10 @@ public struct LogLines: Sendable {
         start = end
       }
     }
-    let read = Self.concurrentMap(lines) { line in
+    let entry = { @Sendable (line: (range: Range<Int>, number: Int, isComplete: Bool)) in
       Self.entry(bytes[line.range], number: line.number, isComplete: line.isComplete)
     }
+    let read = concurrently ? Self.concurrentMap(lines, entry) : lines.map(entry)
     entries = read.compactMap { $0 }
     endsInPartialLine = lines.last.map { !$0.isComplete && read.last! != nil } ?? false
   }
@@ -95,9 +99,8 @@ public struct LogLines: Sendable {
     let bom = "\u{FEFF}"
     let json = text.hasPrefix(bom) ? String(text.dropFirst()) : text
     let bomBytes: [UInt8] = [0xEF, 0xBB, 0xBF]
-    if let repeated = RepeatedKeys.first(in: content.starts(with: bomBytes) ? content.dropFirst(3) : content) {
-      let place = repeated.path.isEmpty ? "" : ", in \"\(repeated.path)\""
-      return badEntry(number, "the key \"\(repeated.key)\" is written twice\(place)", text)
+    if let problem = StrictJSON.problem(in: content.starts(with: bomBytes) ? content.dropFirst(3) : content) {
+      return badEntry(number, problem, text)
     }
     return "{\"line\":\(number),\"raw\":\(JSONText.string(json))}"
   }

@@ -196,3 +196,23 @@ struct GivenFileTests {
     #expect(ending == message)
   }
 }
+
+@Suite("A log larger than the inspector reads")
+struct LargeLogTests {
+  /// A file of 3 GiB that takes no room on the disk: read whole, it would not fit in the memory
+  /// that the server may have.
+  @Test func aLogLargerThanTheInspectorReadsIsAnErrorAndTheServerKeepsServing() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", Fixture.line() + "\n")
+    #expect(truncate(log, 3 << 30) == 0)
+    let server = try await ServerProcess([log], addressSpace: 2 << 30)
+    let reply = try await fetch("/log", port: server.port, patience: 60)
+    #expect(reply.status == 503, "\(reply.status): \(reply.body.prefix(200))")
+    #expect(
+      reply.body
+        == "cannot read the log \(log): it has 3221225472 bytes to read, more than the 1 GiB (1073741824 bytes) that the inspector reads"
+    )
+    #expect(server.isRunning, "the server stopped: \(server.ending)")
+    #expect(try await fetch("/", port: server.port).status == 200)
+  }
+}

@@ -74,6 +74,47 @@ struct FileWorkTests {
     #expect(finished.names.filter { $0.hasSuffix(" 200") }.count == 4, "\(finished.names)")
   }
 
+  /// Not a measure of speed: ten pages follow the log, and each checks the 2 MB appended to
+  /// it; the page is asked for once the first of them has sent its lines, and must be answered
+  /// before the last of them has.
+  @Test func thePageIsServedWhileTenFollowingPagesCheckWhatIsAppended() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", Fixture.line() + "\n")
+    let server = try await ServerProcess([log])
+    let port = server.port
+    let document = try ServedDocument(try await fetch("/log", port: port).body)
+    var pages: [Connection] = []
+    for _ in 0..<10 {
+      // Checking takes minutes under the thread sanitizer.
+      let page = try Connection(port: port, patience: 600)
+      page.send(document.eventsTarget)
+      pages.append(page)
+    }
+    for page in pages { await page.read(until: "retry:") }
+    let line = Fixture.line(extra: #""state":{"note":"\#(String(repeating: "n", count: 900))"},"#) + "\n"
+    let handle = try #require(FileHandle(forWritingAtPath: log))
+    handle.seekToEndOfFile()
+    handle.write(Data(String(repeating: line, count: (2 << 20) / line.utf8.count).utf8))
+    try handle.close()
+    let finished = Finished()
+    var followers: [Task<Void, Never>] = []
+    for (index, page) in pages.enumerated() {
+      followers.append(
+        Task {
+          let event = await page.read(until: "event: lines")
+          finished.add("page \(index): \(event.contains("event: lines") ? "lines" : "none")")
+        })
+    }
+    while finished.names.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+    let page = try await fetch("/", port: port, patience: 600)
+    finished.add("page: HTTP/1.1 \(page.status)")
+    for follower in followers { await follower.value }
+    #expect(finished.names.contains("page: HTTP/1.1 200"), "\(finished.names)")
+    #expect(finished.names.last != "page: HTTP/1.1 200", "\(finished.names)")
+    #expect(finished.names.filter { $0.hasSuffix(": lines") }.count == 10, "\(finished.names)")
+    #expect(server.isRunning, "\(server.ending)")
+  }
+
   /// A line being written, 8 MB long so far: the server reads what is appended to it, not the
   /// whole line again at every look at the log.
   @Test func anUnfinishedLastLineIsNotReadAgainAtEveryLookAtTheLog() async throws {

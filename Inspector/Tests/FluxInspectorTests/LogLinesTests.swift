@@ -96,9 +96,45 @@ struct LogLinesTests {
   }
 
   @Test func keysThatOnlyLookAlikeAreNotTakenForOneKey() throws {
-    // "e" + a combining accent, and "é": equal as Swift strings, two keys to a browser.
-    let line = Fixture.line(extra: #""state":{"cafe\u0301":1,"caf\u00e9":2,"a":{"b":1},"b":{"b":2}},"#)
+    let line = Fixture.line(extra: #""state":{"cafe":1,"caf\u00e9":2,"a":{"b":1},"b":{"b":2}},"#)
     #expect(try objects(lines(line + "\n"))[0]["error"] == nil)
+  }
+
+  /// Rule 21: "e" with a combining accent and "é" are one key to a Swift dictionary, which
+  /// keeps one of their values, and two to a browser: the page calls such a line bad, and so
+  /// does the server.
+  @Test func keysThatAreCanonicallyEquivalentAreOneKeyWrittenTwice() throws {
+    let line = Fixture.line(extra: #""state":{"a":{"cafe\u0301":1,"caf\u00e9":2}},"#)
+    let error = try objects(lines(line + "\n"))[0]["error"] as? String
+    #expect(error == #"the key "café" is written twice, in "state.a""#)
+  }
+
+  /// Rule 21: the server and the page read a line the same way. The page reads every value as
+  /// JSON writes it; a line that `Recording` reads, but that is not JSON where `Recording` does
+  /// not look, is a bad line for the server too, with the page's message.
+  @Test(
+    arguments: [
+      (#""state":[1,2,],"#, "not JSON: an unexpected character at character 68"),
+      (#""state":{"a":1,},"#, "not JSON: a key that is not a string at character 70"),
+      (#""state":01,"#, "not JSON: no comma or } after a value at character 64"),
+      (#""state":1.,"#, "not JSON: no comma or } after a value at character 64"),
+      (#""state":1e,"#, "not JSON: no comma or } after a value at character 64"),
+      (#""state":-,"#, "not JSON: an unexpected character at character 63"),
+      (#""state":"\x41","#, "not JSON: a bad escape at character 64"),
+      (#""state":"\u00g1","#, "not JSON: a bad \\u escape at character 64"),
+      ("\"state\":\"a\tb\",", "not JSON: a control character in a string at character 65"),
+      ("\"state\":\"a\u{0}b\",", "not JSON: a control character in a string at character 65"),
+      ("\"st\u{E9}\":\"\u{E9}\"\t,", ""),
+    ])
+  func aLineThatIsNotJSONWhereRecordingDoesNotLookIsAnError(extra: String, message: String) throws {
+    let line = Fixture.line(extra: extra)
+    let entry = try objects(lines(line + "\n"))[0]
+    if message.isEmpty {
+      #expect(entry["error"] == nil, "\(line)")
+    } else {
+      #expect(entry["error"] as? String == message, "\(line)")
+      #expect(entry["raw"] as? String == line)
+    }
   }
 
   @Test func aDeeplyNestedLineIsReadWithoutRecursion() throws {

@@ -276,10 +276,16 @@ final class ServerProcess: @unchecked Sendable {
   let pairingCode: String?
   private let errors = Pipe()
 
-  /// Starts `flux-inspector` with `arguments` and waits until it prints its addresses.
-  init(_ arguments: [String]) async throws {
-    process.executableURL = inspectorExecutable
-    process.arguments = arguments
+  /// Starts `flux-inspector` with `arguments` and waits until it prints its addresses; with
+  /// `addressSpace`, it may map that many bytes of memory at most (`prlimit --as`).
+  init(_ arguments: [String], addressSpace: Int? = nil) async throws {
+    if let addressSpace {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+      process.arguments = ["--as=\(addressSpace)", "--", inspectorExecutable.path] + arguments
+    } else {
+      process.executableURL = inspectorExecutable
+      process.arguments = arguments
+    }
     // It is not expected to stop; if it does, without a backtrace that takes seconds to print.
     process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
     let output = Pipe()

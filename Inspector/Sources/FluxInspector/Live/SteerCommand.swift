@@ -64,8 +64,8 @@ struct SteerCommand: Sendable {
       number = value
     case "action":
       guard let action = fields["action"] else { throw InspectorError("action is missing: type the action as JSON") }
-      if let repeated = RepeatedKeys.first(in: action) {
-        throw InspectorError("action writes the key \"\(repeated.key)\" twice")
+      if let problem = StrictJSON.problem(in: action) {
+        throw InspectorError("action is not JSON as a log's line must be: \(problem)")
       }
       payload = Self.oneLine(action)
     case "lines":
@@ -76,8 +76,8 @@ struct SteerCommand: Sendable {
         guard element.first == UInt8(ascii: "{") else {
           throw InspectorError("line \(index + 1) of the import is not a JSON object")
         }
-        if let repeated = RepeatedKeys.first(in: element) {
-          throw InspectorError("line \(index + 1) of the import writes the key \"\(repeated.key)\" twice")
+        if let problem = StrictJSON.problem(in: element) {
+          throw InspectorError("line \(index + 1) of the import: \(problem)")
         }
         imported.append(Self.oneLine(element))
       }

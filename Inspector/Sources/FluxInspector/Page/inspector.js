@@ -502,7 +502,8 @@
     model.lastSequence = entry.previous.lastSequence;
     if (event.entries.length === 0) {
       model.events.pop();
-      if (entry.dispatch) {
+      // Every id groups, the empty one too: as `add` keyed it, so it is taken back.
+      if (entry.dispatch !== null && entry.dispatch !== undefined) {
         const key = session + "\u0000" + entry.dispatch;
         if (entry.replacedGroup !== undefined) model.byDispatch.set(key, entry.replacedGroup);
         else model.byDispatch.delete(key);
