@@ -47,6 +47,28 @@ public enum SessionTestExport {
     }
   }
 
+  /// The test file of `lines`, the lines of a log (a live session's, as the app sent them),
+  /// whose comment names `source`.
+  ///
+  /// - Throws: An ``InspectorError`` when a line cannot be read, or no store of the lines can be
+  ///   tested: each store and why, on a line of its own.
+  public static func test(
+    lines: [String], source: String, name: String = "SessionTests",
+    stateChecks: SessionTest.StateChecks = .afterEveryAction
+  ) throws(InspectorError) -> SessionTest {
+    let recording: Recording
+    do {
+      recording = try Recording(jsonLines: lines.map { $0 + "\n" }.joined())
+    } catch {
+      throw InspectorError("cannot read the lines of \(source): \(error.message)")
+    }
+    do {
+      return try SessionTest(recording, source: source, name: name, stateChecks: stateChecks)
+    } catch {
+      throw InspectorError("cannot write a test of \(source): \(error)")
+    }
+  }
+
   /// The suite name of a test file: its name without `.swift`, if that is a Swift type name
   /// (`SessionTests.swift` is `SessionTests`).
   public static func suiteName(forFile path: String) -> String? {

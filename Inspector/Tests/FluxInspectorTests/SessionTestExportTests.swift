@@ -217,3 +217,52 @@ private func runProcess(_ executable: String, _ arguments: [String]) async throw
     )
   }
 }
+
+/// A live session's lines, as an app sends them, become a test file as a log's do.
+@Suite("Export as test of a live session")
+struct LiveSessionTestExportTests {
+  @Test("the page's Export as test of an app session downloads the test of the lines the app sent")
+  func aLiveSessionBecomesATest() async throws {
+    try await withLiveServer { server in
+      let app = try FakeApp(port: server.appsPort)
+      _ = await app.hello()
+      for (n, line) in [Session.committed, Session.cancelled].enumerated() {
+        app.send(#"{"type":"line","n":\#(n),"line":\#(line)}"#)
+      }
+      #expect(
+        try await eventually {
+          let list = object(try await fetch("/live/sessions", port: server.port).body)
+          return (list["sessions"] as? [[String: Any]])?.first?["lines"] as? Int == 2
+        })
+      let reply = try await fetch("/live/session-test.swift?session=1", port: server.port)
+      #expect(reply.status == 200)
+      #expect(reply.header("content-disposition") == #"attachment; filename="SessionTests.swift""#)
+      let expected = try SessionTest(
+        Recording(jsonLines: Session.text), source: "the live session of todo, process 77", name: "SessionTests")
+      #expect(reply.body == expected.text)
+      #expect(reply.body.contains(".add(2)") && reply.body.contains(".add(-1)"))
+
+      let missing = try await fetch("/live/session-test.swift?session=9", port: server.port)
+      #expect(missing.status == 404)
+      let unreadable = try await fetch("/live/session-test.swift?session=x", port: server.port)
+      #expect(unreadable.status == 400)
+    }
+  }
+
+  @Test("a live session whose lines lack what a test needs is answered with what the app must record")
+  func aLiveSessionWithoutTypesSaysWhatIsMissing() async throws {
+    try await withLiveServer { server in
+      let app = try FakeApp(port: server.appsPort)
+      _ = await app.hello()
+      app.line(0)
+      #expect(
+        try await eventually {
+          let list = object(try await fetch("/live/sessions", port: server.port).body)
+          return (list["sessions"] as? [[String: Any]])?.first?["lines"] as? Int == 1
+        })
+      let reply = try await fetch("/live/session-test.swift?session=1", port: server.port)
+      #expect(reply.status == 422)
+      #expect(reply.body.contains("fields: [.all, .swift]"))
+    }
+  }
+}

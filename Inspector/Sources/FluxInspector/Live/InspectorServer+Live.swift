@@ -1,3 +1,4 @@
+import FluxDevtools
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -16,7 +17,10 @@ extension InspectorServer {
   ///   needs next are no longer kept, and it loads the session anew;
   /// - `POST /command`: a ``SteerCommand`` from the inspector's own page only (``PageAccess``),
   ///   sent to the app; the answer is the app's `ack`, `{"ok":true,"outcome":"…"}` or
-  ///   `{"ok":false,"error":"…"}`.
+  ///   `{"ok":false,"error":"…"}`;
+  /// - `GET /live/session-test.swift?session=K`: the Swift Testing file of session `K`'s lines
+  ///   (``SessionTestExport/test(lines:source:name:stateChecks:)``), what the page's "Export as
+  ///   test" downloads for a live session.
   func addLiveRoutes(to router: Router<BasicRequestContext>, hub: LiveHub, page: PageAccess, logPath: String?) {
     let json = "application/json"
     let plain = "text/plain; charset=utf-8"
@@ -34,6 +38,32 @@ extension InspectorServer {
         return Self.text("no session \(query["session"]): it is gone, or never was", type: plain, status: .notFound)
       }
       return Self.text(document, type: json)
+    }
+    router.get("/live/session-test.swift") { request, _ in
+      let query: LiveQuery
+      do throws(InspectorError) {
+        query = try LiveQuery(request.uri.query, names: ["session"])
+      } catch {
+        return Self.text(error.message, type: plain, status: .badRequest)
+      }
+      let id = query["session"]
+      // Reading and checking many lines takes a while: not on a thread that answers requests.
+      let test = await FileWork.run { () -> Result<SessionTest, InspectorError>? in
+        guard let held = hub.logLines(id) else { return nil }
+        return Result { () throws(InspectorError) in
+          try SessionTestExport.test(lines: held.lines, source: "the live session of \(held.app)")
+        }
+      }
+      switch test {
+      case nil:
+        return Self.text("no session \(id): it is gone, or never was", type: plain, status: .notFound)
+      case .success(let test):
+        var response = Self.text(test.text, type: "text/x-swift; charset=utf-8")
+        response.headers[.contentDisposition] = "attachment; filename=\"\(SessionTestExport.downloadName)\""
+        return response
+      case .failure(let error):
+        return Self.text(error.message, type: plain, status: .unprocessableContent)
+      }
     }
     router.get("/live/events") { request, _ in
       let query: LiveQuery

@@ -332,6 +332,30 @@ final class LiveHub: @unchecked Sendable {
       + copy.items.joined(separator: ",") + "]}"
   }
 
+  /// The lines of the app's log that session `id` still holds, in order, as the app wrote them,
+  /// and who the app is (`todo, process 123`); `nil` when there is no such session. Gaps,
+  /// commands, imported lines and lines that were not JSON are left out.
+  func logLines(_ id: Int) -> (lines: [String], app: String)? {
+    // Copied under the lock; read after.
+    let copy: (items: [String], app: String)? = locked {
+      guard let session = session(id) else { return nil }
+      return (Array(session.slice(from: session.first)), "\(session.app), process \(session.pid)")
+    }
+    guard let copy else { return nil }
+    struct Item: Decodable {
+      let line: Int?
+      let raw: String?
+      let error: String?
+    }
+    let decoder = JSONDecoder()
+    let lines = copy.items.compactMap { item -> String? in
+      guard let read = try? decoder.decode(Item.self, from: Data(item.utf8)), read.line != nil, read.error == nil
+      else { return nil }
+      return read.raw
+    }
+    return (lines, copy.app)
+  }
+
   /// What changed in session `id` since the page had items up to `from` and facts of `version`.
   enum Update: Equatable {
     /// Nothing new.

@@ -2264,6 +2264,10 @@
   // For tests and the curious: whether the log is shown, how long it took from asking for it,
   // and how long of that the page took to read and show it.
   window.fluxInspector = { ready: false, loadMilliseconds: null, showMilliseconds: null };
+  // Where "Export as test" asks for the test of what is shown: the log file's, or an app session's.
+  window.fluxInspector.testPath = () => viewing.kind === "app" && Number.isSafeInteger(viewing.id)
+    ? "live/session-test.swift?session=" + viewing.id
+    : "session-test.swift";
   const embedded = document.getElementById("flux-log");
   if (embedded) {
     const started = performance.now();
@@ -2285,7 +2289,8 @@
 })();
 
 // "Export as test": downloads the Swift Testing file that the server writes from the log
-// (GET session-test.swift), the same file as `flux-inspector LOG --swift-test FILE`. When no
+// (GET session-test.swift), the same file as `flux-inspector LOG --swift-test FILE`, or from the
+// lines of the app session shown (GET live/session-test.swift?session=K). When no
 // store of the log can be tested, the banner says why, as the server said it. A saved page has
 // no server to ask: it shows no button.
 (function exportAsTest() {
@@ -2304,7 +2309,9 @@
   }
   button.addEventListener("click", () => {
     button.disabled = true;
-    fetch("session-test.swift", { cache: "no-store" })
+    const inspector = window.fluxInspector;
+    const path = inspector && typeof inspector.testPath === "function" ? inspector.testPath() : "session-test.swift";
+    fetch(path, { cache: "no-store" })
       .then((response) => response.ok
         ? response.blob()
         : response.text().then((text) => { throw new Error(text || ("the server answered " + response.status)); }))
