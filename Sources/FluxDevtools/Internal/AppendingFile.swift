@@ -91,8 +91,52 @@ package final class AppendingFile {
   /// Appends `bytes`, in one `write` (more only if the system writes part of them). On a
   /// failure, removes the part of `bytes` that was written, so that the file ends with a whole
   /// line, and throws the cause; what was written before stays.
+  ///
+  /// A write that reaches the process's file-size limit fails with "the file would pass the
+  /// largest size this process may write", whatever the thread: `SIGXFSZ`, which the system
+  /// sends then and which would end the process, is blocked on this thread for the write, and
+  /// taken back if it came (unless the thread blocked it already, or the process handles it).
   package func write(_ bytes: [UInt8]) throws(FileFailure) {
     precondition(descriptor >= 0, "AppendingFile: write after close")
+    var fileSize = sigset_t()
+    sigemptyset(&fileSize)
+    sigaddset(&fileSize, SIGXFSZ)
+    var mask = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &fileSize, &mask)
+    defer { pthread_sigmask(SIG_SETMASK, &mask, nil) }
+    do throws(FileFailure) {
+      try writeAll(bytes)
+    } catch {
+      if sigismember(&mask, SIGXFSZ) == 0 { Self.takeBackFileSizeSignal() }
+      throw error
+    }
+  }
+
+  /// Takes the pending `SIGXFSZ` a write past the file-size limit sent, if one is pending and
+  /// the process would end by it (no handler, not ignored).
+  private static func takeBackFileSizeSignal() {
+    var action = sigaction()
+    guard sigaction(SIGXFSZ, nil, &action) == 0, isDefault(action) else { return }
+    var pending = sigset_t()
+    guard sigpending(&pending) == 0, sigismember(&pending, SIGXFSZ) == 1 else { return }
+    var fileSize = sigset_t()
+    sigemptyset(&fileSize)
+    sigaddset(&fileSize, SIGXFSZ)
+    var taken: Int32 = 0
+    _ = sigwait(&fileSize, &taken)
+  }
+
+  /// Whether `action` is the default one.
+  private static func isDefault(_ action: sigaction) -> Bool {
+    #if canImport(Darwin)
+      return action.__sigaction_u.__sa_handler == nil
+    #else
+      return action.__sigaction_handler.sa_handler == nil
+    #endif
+  }
+
+  /// Appends `bytes`; see ``write(_:)``.
+  private func writeAll(_ bytes: [UInt8]) throws(FileFailure) {
     var written = 0
     while written < bytes.count {
       let count = bytes.withUnsafeBytes { buffer in
