@@ -21,8 +21,10 @@ final class Board {
   }
 
   /// The label of the board's store in an action log; a list's is `list:` and its name.
-  static let boardLabel = "board"
-  static let listLabelPrefix = "list:"
+  nonisolated static let boardLabel = "board"
+  nonisolated static let listLabelPrefix = "list:"
+  /// The list a board begins with.
+  nonisolated static let firstList = "Inbox"
 
   private(set) var lists: [List] = []
   let board: Store<BoardState>
@@ -66,7 +68,7 @@ final class Board {
     stored = Fingerprint(TodoFile.text([ListSnapshot(name: ListName.clean(firstList), items: [])]))
     board = Store(
       state: .init(firstList: firstList), mutations: .init(), executor: executor,
-      middlewares: log.map { [$0.middleware(label: Self.boardLabel, snapshots: .encoding(\.recorded))] } ?? [])
+      middlewares: log.map { [$0.middleware(label: Self.boardLabel, snapshots: .snapshot)] } ?? [])
     saving = Store(state: .init(), mutations: .init(), executor: executor)
     saving.computed.statusLine.bind(to: statusLine, \.message, on: executor)
     // The list stores follow the board's state: made when a list comes, freed when it goes.
@@ -94,7 +96,12 @@ final class Board {
     case .drop(let name):
       return try drop(existing(name))
     case .add(let title):
+      let count = currentList.view.items.count
       currentList.store.actions.add(title)
+      // Cancelled by the list's middleware: the item is there, not done.
+      guard currentList.view.items.count > count else {
+        throw CommandError("\(current) has \"\(Title.clean(title))\" already, not done; nothing added")
+      }
       return changed(row: currentList.view.items.count)
     case .done(let number):
       let item = try item(number)
@@ -223,7 +230,8 @@ final class Board {
     let label = Self.listLabelPrefix + entry.name
     let store = Store<TodoListState>(
       state: .init(name: entry.name), mutations: .init(), executor: executor,
-      middlewares: log.map { [$0.middleware(label: label, snapshots: .snapshot)] } ?? [])
+      middlewares: [AnyMiddleware(NoDuplicateItems())]
+        + (log.map { [$0.middleware(label: label, snapshots: .snapshot)] } ?? []))
     let view = ListView()
     view.name = store.computed.name
     // A KeyPath binding: the computed signal keeps the view's items up to date, until the view
