@@ -180,8 +180,25 @@ public final class ActionLog: Sendable {
     var line = line
     line.state = nil
     line.stateForm = nil
-    line.stateError = "the state could not be encoded: \(failure)"
+    line.stateError = "the state could not be encoded: \(encodingCause(failure))"
     return try? line.encoded()
+  }
+
+  /// Why a value could not be encoded, in words: an `EncodingError`'s cause and where in the
+  /// value it was, never a dump of the value (which holds the whole line, state and all).
+  static func encodingCause(_ error: any Error) -> String {
+    guard let error = error as? EncodingError else { return "\(error)" }
+    switch error {
+    case .invalidValue(_, let context):
+      var cause = context.debugDescription.isEmpty ? "a value cannot be written as JSON" : context.debugDescription
+      if let underlying = context.underlyingError { cause += " (\(encodingCause(underlying)))" }
+      let path = context.codingPath
+      guard !path.isEmpty else { return cause }
+      guard path.count <= 16 else { return "\(cause) (at a depth of \(path.count))" }
+      return "\(cause) (at \(path.map(\.stringValue).joined(separator: ".")))"
+    @unknown default:
+      return "a value cannot be written as JSON"
+    }
   }
 
   /// The line that stands for an action that could not be encoded.
@@ -189,7 +206,8 @@ public final class ActionLog: Sendable {
     label: String, sequence: UInt64?, action: Action.Type, _ error: any Error
   ) -> String {
     let report = ErrorLine(
-      error: "the action \(Action.self) could not be encoded: \(error)", store: label, sequence: sequence)
+      error: "the action \(Action.self) could not be encoded: \(encodingCause(error))", store: label,
+      sequence: sequence)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     return ((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n"

@@ -36,8 +36,18 @@ private func systemClose(_ descriptor: Int32) -> Int32 {
 ///   aside and put its own in its place just before): if not, it looks again.
 /// - The old file is kept by `link`, which never replaces an existing name.
 ///
+/// On a file system without hard links (FAT, exFAT), or when the system will not link the old
+/// file (a file of another user, under Linux's protected hard links), the old file is renamed to
+/// a `PATH.N` that this opener reserved first with an empty file (so no rename replaces another
+/// file), and the new file is made at the free path, then locked. For that moment the path is
+/// free, and then holds a file not yet locked: an opener that comes then may take the path, or
+/// lock that new file first and keep it aside, empty, as the file it found; one of them wins,
+/// the others are refused, and nothing written is lost.
+///
 /// A process killed while it opens may leave its empty temporary file (`PATH.opening-…`), or
-/// a second name (`PATH.N`) of the old file, which is still at the path: nothing is lost.
+/// a second name (`PATH.N`) of the old file, which is still at the path, or (without hard
+/// links) an empty `PATH.N`, or the old file at `PATH.N` and nothing at the path: nothing is
+/// lost.
 ///
 /// The descriptor is closed on `exec`, but a child forked while the file is open shares it,
 /// and its lock, until the child executes its program or ends: an opener in that moment is
@@ -81,8 +91,52 @@ package final class AppendingFile {
   /// Appends `bytes`, in one `write` (more only if the system writes part of them). On a
   /// failure, removes the part of `bytes` that was written, so that the file ends with a whole
   /// line, and throws the cause; what was written before stays.
+  ///
+  /// A write that reaches the process's file-size limit fails with "the file would pass the
+  /// largest size this process may write", whatever the thread: `SIGXFSZ`, which the system
+  /// sends then and which would end the process, is blocked on this thread for the write, and
+  /// taken back if it came (unless the thread blocked it already, or the process handles it).
   package func write(_ bytes: [UInt8]) throws(FileFailure) {
     precondition(descriptor >= 0, "AppendingFile: write after close")
+    var fileSize = sigset_t()
+    sigemptyset(&fileSize)
+    sigaddset(&fileSize, SIGXFSZ)
+    var mask = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &fileSize, &mask)
+    defer { pthread_sigmask(SIG_SETMASK, &mask, nil) }
+    do throws(FileFailure) {
+      try writeAll(bytes)
+    } catch {
+      if sigismember(&mask, SIGXFSZ) == 0 { Self.takeBackFileSizeSignal() }
+      throw error
+    }
+  }
+
+  /// Takes the pending `SIGXFSZ` a write past the file-size limit sent, if one is pending and
+  /// the process would end by it (no handler, not ignored).
+  private static func takeBackFileSizeSignal() {
+    var action = sigaction()
+    guard sigaction(SIGXFSZ, nil, &action) == 0, isDefault(action) else { return }
+    var pending = sigset_t()
+    guard sigpending(&pending) == 0, sigismember(&pending, SIGXFSZ) == 1 else { return }
+    var fileSize = sigset_t()
+    sigemptyset(&fileSize)
+    sigaddset(&fileSize, SIGXFSZ)
+    var taken: Int32 = 0
+    _ = sigwait(&fileSize, &taken)
+  }
+
+  /// Whether `action` is the default one.
+  private static func isDefault(_ action: sigaction) -> Bool {
+    #if canImport(Darwin)
+      return action.__sigaction_u.__sa_handler == nil
+    #else
+      return action.__sigaction_handler.sa_handler == nil
+    #endif
+  }
+
+  /// Appends `bytes`; see ``write(_:)``.
+  private func writeAll(_ bytes: [UInt8]) throws(FileFailure) {
     var written = 0
     while written < bytes.count {
       let count = bytes.withUnsafeBytes { buffer in
@@ -149,6 +203,9 @@ package final class AppendingFile {
 
   // MARK: Opening
 
+  /// Why a second opener is refused.
+  private static let refusal = "another action log is writing to it (in this process or another); only one may"
+
   /// Throws why the folder of `url` cannot hold the log.
   private static func checkFolder(of url: URL) throws(FileFailure) {
     let path = url.path
@@ -199,6 +256,7 @@ package final class AppendingFile {
       let code = errno
       _ = systemClose(descriptor)
       if code == EEXIST { return nil }
+      if cannotLink(code) { return try createLocked(at: path, permissions: nil).map { ($0, nil) } }
       throw FileFailure(path: path, errno: code)
     }
     return (descriptor, nil)
@@ -228,8 +286,7 @@ package final class AppendingFile {
       if code == EINTR { continue }
       _ = systemClose(old)
       if code == EWOULDBLOCK {
-        throw FileFailure(
-          path: path, cause: "another action log is writing to it (in this process or another); only one may")
+        throw FileFailure(path: path, cause: refusal)
       }
       throw FileFailure(path: path, cause: "its lock cannot be taken: \(FileCause.words(errno: code))")
     }
@@ -255,6 +312,7 @@ package final class AppendingFile {
       guard code == EEXIST, number < 1_000_000 else {
         unlink(temporary)
         _ = systemClose(descriptor)
+        if cannotLink(code) { return try replaceWithoutLinks(at: path, permissions: permissions) }
         throw FileFailure(
           path: path, cause: "the file there cannot be kept beside it as \(kept): \(FileCause.words(errno: code))")
       }
@@ -268,6 +326,77 @@ package final class AppendingFile {
       throw FileFailure(path: path, errno: code)
     }
     return (descriptor, kept)
+  }
+
+  /// Whether `link` failed with `code` because the file system has no hard links (FAT, exFAT:
+  /// memory cards, USB sticks), or will not make one to that file (Linux's protected hard links:
+  /// a file of another user in a folder everyone may write).
+  private static func cannotLink(_ code: Int32) -> Bool {
+    code == EPERM || code == EOPNOTSUPP || code == ENOTSUP
+  }
+
+  /// With the file at `path` locked, on a file system without hard links: renames it to the
+  /// first free `PATH.N` (a name reserved first by an empty file of this opener's, which the
+  /// rename replaces, so that no other file is ever replaced), then makes the new file at the
+  /// free path. Another opener that finds the path free in between and takes it wins: this one
+  /// is refused, and the old file stays kept.
+  private static func replaceWithoutLinks(at path: String, permissions: mode_t?) throws(FileFailure) -> (
+    Int32, String?
+  ) {
+    var number = 1
+    var kept: String
+    var reserved: FileIdentity?
+    while true {
+      kept = "\(path).\(number)"
+      let placeholder = open(kept, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0o600)
+      if placeholder >= 0 {
+        reserved = FileIdentity(descriptor: placeholder)
+        _ = systemClose(placeholder)
+        break
+      }
+      let code = errno
+      guard code == EEXIST, number < 1_000_000 else {
+        throw FileFailure(
+          path: path, cause: "the file there cannot be kept beside it as \(kept): \(FileCause.words(errno: code))")
+      }
+      number += 1
+    }
+    guard rename(path, kept) == 0 else {
+      let code = errno
+      if let reserved, FileIdentity(linkAt: kept) == reserved { unlink(kept) }  // the empty file this opener made
+      throw FileFailure(
+        path: path, cause: "the file there cannot be kept beside it as \(kept): \(FileCause.words(errno: code))")
+    }
+    guard let descriptor = try createLocked(at: path, permissions: permissions) else {
+      throw FileFailure(path: path, cause: refusal)
+    }
+    return (descriptor, kept)
+  }
+
+  /// Makes the new file at the free `path` itself, then locks it: for a file system without hard
+  /// links, where it cannot appear there locked. `nil` when the path was taken meanwhile, or
+  /// when another opener locked the new file first (and moves it aside, empty, as the file it
+  /// found there), or moved it before it was locked.
+  private static func createLocked(at path: String, permissions: mode_t?) throws(FileFailure) -> Int32? {
+    let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0o666)
+    guard descriptor >= 0 else {
+      let code = errno
+      if code == EEXIST { return nil }
+      throw FileFailure(path: path, errno: code)
+    }
+    if let permissions { _ = fchmod(descriptor, permissions) }  // a failure leaves the usual ones
+    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+      let code = errno
+      if code == EINTR { continue }
+      _ = systemClose(descriptor)
+      if code == EWOULDBLOCK { return nil }
+      throw FileFailure(path: path, cause: "the file cannot be locked: \(FileCause.words(errno: code))")
+    }
+    guard isAtPath(descriptor, path) else {
+      _ = systemClose(descriptor)
+      return nil
+    }
+    return descriptor
   }
 
   /// A new, empty, locked file beside `path`, for appending, under a temporary name.
