@@ -142,6 +142,27 @@ class TodoLiveTests:
                   f"the present's commit is not shown as such: {self.row_texts()}")
         self.screenshot("inspector-todo-live-jump.png")
 
+    def test_todo_live_export_as_test_downloads_the_test_of_the_session_shown(self):
+        server = self.serve(None)
+        todo = self.todo_with_groceries(server)
+        start = len(todo.printed())
+        self.click_text('add(title: "Bread")')
+        self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, ".steer-jump"), "no Jump button for the list")
+        self.driver.find_element(By.CSS_SELECTOR, ".steer-jump").click()
+        self.wait_for_todo(todo, start, r"^Inspector: jumped")
+        self.wait(lambda: any("jumped from the Inspector" in text for text in self.row_texts()), self.row_texts())
+        # The file reaches the download as an object URL: read it there.
+        self.driver.execute_script("""
+            window.exported = null;
+            const make = URL.createObjectURL;
+            URL.createObjectURL = (file) => { file.text().then((text) => { window.exported = text; }); return make(file); };""")
+        self.driver.find_element(By.ID, "export-test").click()
+        self.wait(lambda: "Exported SessionTests.swift" in self.text("banner"), f"the banner reads {self.text('banner')!r}")
+        exported = self.wait(lambda: self.driver.execute_script("return window.exported"), "nothing was downloaded")
+        check("the live session of todo, process" in exported, exported[:600])
+        check('.add(title: "Eggs")' in exported, "the app's actions are not in the test")
+        check("Steered from the Inspector (jump)." in exported, "the jump is not in the test as what it was")
+
     def test_todo_live_a_dispatch_typed_in_the_page_adds_an_item(self):
         server = self.serve(None)
         todo = self.todo_with_groceries(server)
