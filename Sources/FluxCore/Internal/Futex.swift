@@ -1,8 +1,9 @@
 #if os(Linux) && (arch(x86_64) || arch(arm64)) && canImport(Synchronization) && !FLUX_PORTABLE && compiler(>=6.3)
   import Glibc
 
-  /// The two futex operations under ``RecursiveLock``: sleep while a 32-bit word holds a value,
-  /// and wake one sleeper.
+  /// The system calls under ``RecursiveLock``: the futex's two operations (sleep while a 32-bit
+  /// word holds a value, wake one sleeper), and the barrier that a waiter makes every other
+  /// thread execute.
   ///
   /// The C library offers them only through `syscall`, which takes a variable number of
   /// arguments and so is not imported into Swift. It is looked up once and called through a C
@@ -37,19 +38,55 @@
     /// `FUTEX_WAKE | FUTEX_PRIVATE_FLAG`.
     private static let wakePrivate: CInt = 1 | 128
 
-    /// Sleeps until woken, if the 32-bit word at `address` holds `value`; returns at once if it
-    /// does not. May also return spuriously (a signal, or no futex to call): the caller checks
-    /// the word again.
-    static func wait(on address: UnsafeMutableRawPointer, whileItHolds value: UInt32) {
+    /// Sleeps until woken, if the 32-bit word at `address` holds `value`, for at most
+    /// `nanoseconds`; returns at once if it does not. May also return spuriously (a signal, the
+    /// time out, or no futex to call): the caller checks the word again.
+    static func wait(on address: UnsafeMutableRawPointer, whileItHolds value: UInt32, nanoseconds: Int) {
       guard let call else {
         usleep(50)
         return
       }
-      if call(number, address, waitPrivate, value, nil) == -1 {
+      var timeout = timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+      if call(number, address, waitPrivate, value, &timeout) == -1 {
         let cause = errno
-        // EAGAIN: the word changed before the sleep; EINTR: a signal. Anything else is a bug.
-        assert(cause == EAGAIN || cause == EINTR, "Flux: futex wait failed with errno \(cause).")
+        // EAGAIN: the word changed before the sleep; EINTR: a signal; ETIMEDOUT: the time is up.
+        // Anything else is a bug.
+        assert(
+          cause == EAGAIN || cause == EINTR || cause == ETIMEDOUT, "Flux: futex wait failed with errno \(cause).")
       }
+    }
+
+    /// `membarrier(command, flags, cpu)`.
+    private typealias BarrierCall = @convention(c) (CLong, CInt, CUnsignedInt, CInt) -> CLong
+
+    /// The membarrier system call's number (`SYS_membarrier`).
+    private static var barrierNumber: CLong {
+      #if arch(x86_64)
+        324
+      #else
+        283  // arm64
+      #endif
+    }
+
+    /// Whether ``fenceOtherThreads()`` can work in this process: the process has registered
+    /// for `MEMBARRIER_CMD_PRIVATE_EXPEDITED` (16 registers, once per process).
+    private static let barrierRegistered: Bool = {
+      guard let call else { return false }
+      let barrier = unsafeBitCast(call, to: BarrierCall.self)
+      return barrier(barrierNumber, 16, 0, 0) == 0
+    }()
+
+    /// Makes every other running thread of this process execute a full memory barrier before
+    /// this returns (`membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`); a thread that is not
+    /// running executes one before it runs again. `false` when the kernel refuses it (no
+    /// `membarrier`, a filter that forbids it, or a forked child that has not registered): the
+    /// caller then must not rely on it.
+    ///
+    /// Microseconds: an interrupt to each processor that runs a thread of this process.
+    static func fenceOtherThreads() -> Bool {
+      guard barrierRegistered, let call else { return false }
+      let barrier = unsafeBitCast(call, to: BarrierCall.self)
+      return barrier(barrierNumber, 8, 0, 0) == 0
     }
 
     /// Wakes one thread sleeping on the word at `address`, if any.
