@@ -87,9 +87,12 @@ def build_tested(folder, modules, directory):
     testing enabled, as `swift build` builds a target that tests import; its errors, or None."""
     name = os.path.basename(folder)
     sources = sorted(os.path.join(folder, file) for file in os.listdir(folder) if file.endswith(".swift"))
+    # In the package, as SwiftPM builds it: its `package` declarations are the executable's to use.
+    package = re.sub(r"[^a-z0-9_]", "_", os.path.basename(os.getcwd()).lower())
     result = subprocess.run(
-        ["swiftc", "-emit-module", "-module-name", name, "-enable-testing", "-swift-version", "6",
-         "-warnings-as-errors", "-I", modules, "-emit-module-path", os.path.join(directory, name + ".swiftmodule")]
+        ["swiftc", "-emit-module", "-module-name", name, "-package-name", package, "-enable-testing",
+         "-swift-version", "6", "-warnings-as-errors", "-I", modules,
+         "-emit-module-path", os.path.join(directory, name + ".swiftmodule")]
         + sources,
         capture_output=True,
         text=True,

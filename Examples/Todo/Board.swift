@@ -21,8 +21,10 @@ final class Board {
   }
 
   /// The label of the board's store in an action log; a list's is `list:` and its name.
-  static let boardLabel = "board"
-  static let listLabelPrefix = "list:"
+  nonisolated static let boardLabel = "board"
+  nonisolated static let listLabelPrefix = "list:"
+  /// The list a board begins with.
+  nonisolated static let firstList = "Inbox"
 
   private(set) var lists: [List] = []
   let board: Store<BoardState>
@@ -66,7 +68,7 @@ final class Board {
     stored = Fingerprint(TodoFile.text([ListSnapshot(name: ListName.clean(firstList), items: [])]))
     board = Store(
       state: .init(firstList: firstList), mutations: .init(), executor: executor,
-      middlewares: log.map { [$0.middleware(label: Self.boardLabel, snapshots: .encoding(\.recorded))] } ?? [])
+      middlewares: log.map { [$0.middleware(label: Self.boardLabel, snapshots: .snapshot)] } ?? [])
     saving = Store(state: .init(), mutations: .init(), executor: executor)
     saving.computed.statusLine.bind(to: statusLine, \.message, on: executor)
     // The list stores follow the board's state: made when a list comes, freed when it goes.
@@ -94,7 +96,12 @@ final class Board {
     case .drop(let name):
       return try drop(existing(name))
     case .add(let title):
+      let count = currentList.view.items.count
       currentList.store.actions.add(title)
+      // Cancelled by the list's middleware: the item is there, not done.
+      guard currentList.view.items.count > count else {
+        throw CommandError("\(current) has \"\(Title.clean(title))\" already, not done; nothing added")
+      }
       return changed(row: currentList.view.items.count)
     case .done(let number):
       let item = try item(number)
@@ -167,6 +174,17 @@ final class Board {
     } catch {
       throw CommandError("could not save to \(error.path): \(error.cause)")
     }
+    // The check and the rename as one step for every session: a session saving the same file
+    // now saves first, and this one then finds a file it has not loaded. (The folder is made
+    // first, so that two first saves into a new folder take its lock too.)
+    let lock: FolderLock?
+    do {
+      try FileFolders.make(folder)
+      lock = try FolderLock(folder: URL(fileURLWithPath: target).deletingLastPathComponent().path)
+    } catch {
+      throw CommandError("could not save to \(error.path): \(error.cause)")
+    }
+    defer { withExtendedLifetime(lock) {} }  // held until the save is over
     if !replacing, let reason = files.whyNotReplace(target) {
       throw CommandError(
         "save does not replace \(file): \(reason); type save --replace to replace it, or save to another folder")
@@ -196,34 +214,37 @@ final class Board {
   /// Replaces every list with `loaded`, through actions: the board's, then each list's.
   func load(_ loaded: [ListSnapshot]) {
     board.actions.replace(with: loaded.map(\.name))
+    // Each list found by its name in one step, as `list(named:)` finds it: the first of that name.
+    let byName = Dictionary(lists.map { (ListName.key($0.view.name), $0) }) { first, _ in first }
     for snapshot in loaded {
-      list(named: snapshot.name)?.store.actions.dispatch(action: .restore(items: snapshot.items))
+      byName[ListName.key(snapshot.name)]?.store.actions.dispatch(action: .restore(items: snapshot.items))
     }
   }
 
   /// The list named `name` (in any case), if there is one.
   func list(named name: String) -> List? {
-    lists.first { $0.view.name.lowercased() == name.lowercased() }
+    lists.first { ListName.same($0.view.name, name) }
   }
 
   // MARK: Lists
 
   /// Makes a store for each list that came, and frees the store of each list that went.
+  ///
+  /// By id, in one pass over each: a board of many lists is followed in time linear in their
+  /// number. The stores that went are freed before those that came are made.
   private func follow(_ state: Lists) {
-    lists.removeAll { list in !state.entries.contains { $0.id == list.id } }
-    for entry in state.entries where !lists.contains(where: { $0.id == entry.id }) {
-      lists.append(makeList(entry))
-    }
-    lists.sort { first, second in
-      state.entries.firstIndex { $0.id == first.id }! < state.entries.firstIndex { $0.id == second.id }!
-    }
+    let wanted = Set(state.entries.map(\.id))
+    lists.removeAll { !wanted.contains($0.id) }
+    let kept = Dictionary(lists.map { ($0.id, $0) }) { first, _ in first }
+    lists = state.entries.map { kept[$0.id] ?? makeList($0) }
   }
 
   private func makeList(_ entry: ListEntry) -> List {
     let label = Self.listLabelPrefix + entry.name
     let store = Store<TodoListState>(
       state: .init(name: entry.name), mutations: .init(), executor: executor,
-      middlewares: log.map { [$0.middleware(label: label, snapshots: .snapshot)] } ?? [])
+      middlewares: [AnyMiddleware(NoDuplicateItems())]
+        + (log.map { [$0.middleware(label: label, snapshots: .snapshot)] } ?? []))
     let view = ListView()
     view.name = store.computed.name
     // A KeyPath binding: the computed signal keeps the view's items up to date, until the view

@@ -1,4 +1,5 @@
 import FluxCore
+import FluxDevtools
 import FluxReactive
 
 /// One list of the board: its name, and an identity that a list of the same name made later
@@ -13,11 +14,13 @@ struct Lists: Codable, Equatable, Sendable {
   var entries: [ListEntry]
   var current: String
   var nextID: Int
+}
 
+// In an extension, so that `Lists` keeps its memberwise initializer: a test generated from a
+// session writes a restore of the board with it.
+extension Lists {
   init(first name: String) {
-    entries = [ListEntry(id: 1, name: name)]
-    current = name
-    nextID = 2
+    self.init(entries: [ListEntry(id: 1, name: name)], current: name, nextID: 2)
   }
 }
 
@@ -40,10 +43,15 @@ enum BoardAction: Codable, Equatable, Sendable {
   /// that comes again (in any case) after its first time, or an empty one, is left out; no
   /// name at all changes nothing.
   case replace(names: [String])
+  /// The lists become `lists`, ids and all: a snapshot to go back to. An entry whose name is
+  /// empty, or comes again (in any case), or whose id comes again, is left out; if none is left,
+  /// nothing changes. A current list that is not there becomes the first; the next id follows
+  /// every id there.
+  case restore(lists: Lists)
 }
 
 /// The lists of the board: one store, whose state says which list stores exist.
-final class BoardState: State, CustomStringConvertible {
+final class BoardState: State, Snapshotting, CustomStringConvertible {
   typealias Action = BoardAction
   typealias Mutations = BoardMutations
 
@@ -53,9 +61,14 @@ final class BoardState: State, CustomStringConvertible {
     lists = Variable(Lists(first: firstList))
   }
 
-  /// What `--record` writes as the board's state after each commit.
-  var recorded: Lists {
+  /// The lists, for `--record` and time travel.
+  var snapshot: Lists {
     lists.value
+  }
+
+  /// Sets the lists back to a snapshot, through a commit like any other.
+  static func restore(_ snapshot: Lists) -> BoardAction {
+    .restore(lists: snapshot)
   }
 
   /// What `--log` prints after each commit.
@@ -85,14 +98,27 @@ struct BoardMutations: Mutations {
         if !lists.entries.contains(where: { $0.name == lists.current }) { lists.current = lists.entries[0].name }
       case .replace(let names):
         var unique: [String] = []
-        for name in names.map(ListName.clean)
-        where !name.isEmpty && !unique.contains(where: { ListName.same($0, name) }) {
+        var seen: Set<String> = []
+        for name in names.map(ListName.clean) where !name.isEmpty && seen.insert(ListName.key(name)).inserted {
           unique.append(name)
         }
         guard let first = unique.first else { return }
         lists.entries = unique.enumerated().map { ListEntry(id: lists.nextID + $0, name: $1) }
         lists.nextID += unique.count
         lists.current = first
+      case .restore(let restored):
+        var entries: [ListEntry] = []
+        for entry in restored.entries {
+          let name = ListName.clean(entry.name)
+          guard !name.isEmpty, !entries.contains(where: { $0.id == entry.id || ListName.same($0.name, name) })
+          else { continue }
+          entries.append(ListEntry(id: entry.id, name: name))
+        }
+        guard let first = entries.first else { return }
+        lists.entries = entries
+        lists.current = entries.contains { $0.name == restored.current } ? restored.current : first.name
+        let largest = entries.map(\.id).max() ?? 0
+        lists.nextID = largest < Int.max ? max(restored.nextID, largest + 1) : Int.max
       }
     }
   }
@@ -102,7 +128,12 @@ struct BoardMutations: Mutations {
 enum ListName {
   /// Whether two names are of one list: names differ in more than case.
   static func same(_ first: String, _ second: String) -> Bool {
-    first.lowercased() == second.lowercased()
+    key(first) == key(second)
+  }
+
+  /// What two names of one list share (``same(_:_:)``): to find a name among many in one step.
+  static func key(_ name: String) -> String {
+    name.lowercased()
   }
 
   /// `name` as a list may have it: each control character (a line break, a tab, an escape)

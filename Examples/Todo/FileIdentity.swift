@@ -51,15 +51,29 @@ struct Fingerprint: Equatable {
 
 /// Files as the `todo` example reads and replaces them.
 enum TodoFiles {
+  /// Why a device, a pipe or a socket is neither read nor replaced.
+  static let notAPlainFile = "is not a plain file (a device, a pipe or a socket)"
+
   /// The bytes of the file at `path` and the identity of the file they were read from (one
   /// open file: no other file can come between), or the cause in words.
+  ///
+  /// Only a plain file is read: a pipe would keep the read waiting for a writer, and a device
+  /// such as `/dev/zero` would fill the memory, so either is refused, as `save` refuses to
+  /// replace one.
   static func read(_ path: String) throws(FileFailure) -> (identity: FileIdentity, bytes: [UInt8]) {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // Without waiting: opening a pipe to read waits until something opens it to write.
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else { throw FileFailure(path: path, errno: errno) }
     defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { throw FileFailure(path: path, errno: errno) }
-    if status.st_mode & S_IFMT == S_IFDIR { throw FileFailure(path: path, cause: "is a folder") }
+    switch status.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw FileFailure(path: path, cause: "is a folder")
+    default: throw FileFailure(path: path, cause: notAPlainFile)
+    }
+    // A plain file is read as usual: waiting for the disk, as a read without the flag does.
+    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65_536)
     while true {
@@ -91,7 +105,7 @@ enum TodoFiles {
       case S_IFREG, S_IFDIR:
         return target
       default:
-        throw FileFailure(path: target, cause: "is not a plain file (a device, a pipe or a socket)")
+        throw FileFailure(path: target, cause: notAPlainFile)
       }
     }
     throw FileFailure(path: path, errno: ELOOP)
@@ -110,5 +124,48 @@ enum TodoFiles {
     let destination = String(decoding: bytes, as: UTF8.self)
     if destination.hasPrefix("/") { return destination }
     return URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(destination).path
+  }
+}
+
+/// A lock on a folder that every `todo` session takes to save into it, held from the check of
+/// what a save replaces until the save has renamed its file into place: two sessions that save
+/// one file at once never both replace it, as the second checks once the first has saved, and
+/// finds a file it has not loaded.
+///
+/// An advisory lock (`flock`) on the folder itself, so nothing is added to the folder: the
+/// system lets go of it when the lock is freed, or when the process ends, even by `kill -9`.
+/// Other programs do not take it.
+final class FolderLock {
+  private let descriptor: Int32
+
+  /// How long, in milliseconds, a save waits for another session's save in the same folder.
+  static let patience = 10_000
+
+  /// Takes the lock of `folder`, waiting for a save of another session there to end; `nil` when
+  /// the folder cannot be opened to lock it (it does not exist, or may not be read), and the
+  /// save, which then runs without the lock, says what is wrong, if anything. Throws when
+  /// another session keeps the lock longer than ``patience`` (a session stopped in a save).
+  init?(folder: String) throws(FileFailure) {
+    let opened = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard opened >= 0 else { return nil }
+    var waited = 0
+    while flock(opened, LOCK_EX | LOCK_NB) != 0 {
+      let code = errno
+      guard code == EWOULDBLOCK || code == EINTR else {
+        close(opened)
+        return nil  // a file system without locks: the save runs as it would without one
+      }
+      guard waited < Self.patience else {
+        close(opened)
+        throw FileFailure(path: folder, cause: "another program is saving into it; try again when it is done")
+      }
+      usleep(10_000)
+      waited += 10
+    }
+    descriptor = opened
+  }
+
+  deinit {
+    close(descriptor)  // lets go of the lock
   }
 }

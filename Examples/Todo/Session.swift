@@ -88,7 +88,8 @@ enum Session {
       }
     }
     let board = Board(
-      firstList: "Inbox", defaultFolder: folder, log: output.map { ActionLog(output: $0, fields: .all) },
+      firstList: Board.firstList, defaultFolder: folder,
+      log: output.map { ActionLog(output: $0, fields: [.all, .swift]) },
       executor: executor)
     if let recording, let path = options.replay {
       do {

@@ -126,6 +126,8 @@ enum TodoFile {
       throw CommandError("the file is cut short: its end line is missing")
     }
     var lists: [ListSnapshot] = []
+    // The names so far, by ``ListName/key(_:)``: a file of many lists is read in one pass.
+    var names: Set<String> = []
     var notes: [String] = []
     var trailer: (line: Int, text: String)?
     for (index, line) in lines.enumerated().dropFirst(first + 1) {
@@ -141,7 +143,7 @@ enum TodoFile {
           notes.append(
             "line \(number): the list's name \"\(written)\" holds a control character; it is read as \"\(name)\"")
         }
-        guard !lists.contains(where: { ListName.same($0.name, name) }) else {
+        guard names.insert(ListName.key(name)).inserted else {
           throw CommandError("line \(number): there are two lists named \"\(name)\"")
         }
         lists.append(ListSnapshot(name: name, items: []))

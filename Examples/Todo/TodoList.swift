@@ -71,7 +71,14 @@ struct TodoMutations: Mutations {
       case .remove(let id):
         items.removeAll { $0.id == id }
       case .clearCompleted:
-        items.removeAll(where: \.isDone)
+        #if TODO_WRONG_MUTATION
+          // Deliberately wrong, built only by the end-to-end check of session tests
+          // (`.ci/session-test`, with TODO_WRONG_MUTATION set): the last done item stays.
+          let kept = items.lastIndex(where: \.isDone)
+          items = items.indices.filter { !items[$0].isDone || $0 == kept }.map { items[$0] }
+        #else
+          items.removeAll(where: \.isDone)
+        #endif
       case .restore(let restored):
         // Ids increase along the list; restored items whose ids do not are numbered from 1.
         let isIncreasing = zip(restored, restored.dropFirst()).allSatisfy { $0.id < $1.id }

@@ -726,6 +726,42 @@ class Suite:
         finally:
             self.default_viewport()
 
+    def test_export_as_test_downloads_what_swift_test_writes_or_says_why_not(self):
+        # The todo session records what a test needs (`fields: [.all, .swift]`, snapshots).
+        written = self.path("SessionTests.swift")
+        result = subprocess.run([self.args.inspector, self.todo_log, "--swift-test", written],
+                                capture_output=True, text=True, timeout=60)
+        check(result.returncode == 0, result.stderr)
+        server = self.serve(self.todo_log)
+        self.open(server.url)
+        button = self.driver.find_element(By.ID, "export-test")
+        check(button.is_displayed() and button.text == "Export as test", "no Export as test button")
+        # The file reaches the download as an object URL: read it there.
+        self.driver.execute_script("""
+            window.exported = null;
+            const make = URL.createObjectURL;
+            URL.createObjectURL = (file) => { file.text().then((text) => { window.exported = text; }); return make(file); };""")
+        button.click()
+        self.wait(lambda: "Exported SessionTests.swift" in self.text("banner"), "the page did not say it exported")
+        exported = self.wait(lambda: self.driver.execute_script("return window.exported"), "nothing was downloaded")
+        with open(written, encoding="utf-8") as file:
+            check(exported == file.read(), "the download differs from what --swift-test writes")
+        # A log recorded without those fields: the page says what to record with, and downloads nothing.
+        bare = self.write_log("bare.jsonl", '{"action":{"add":{"_0":2}},"durationNanoseconds":2125,'
+                              '"outcome":"committed","store":"counter","time":"2026-11-23T03:07:49.123Z"}\n')
+        self.open(self.serve(bare).url)
+        self.driver.find_element(By.ID, "export-test").click()
+        self.wait(lambda: "fields: [.all, .swift]" in self.text("banner"), "the page did not say what to record")
+        check(self.text("banner").startswith("Cannot export this session as a test: "), self.text("banner"))
+        # A saved page has no server to ask: no button.
+        report = self.path("export-report.html")
+        subprocess.run([self.args.inspector, bare, "--html", report], check=True, capture_output=True, timeout=60)
+        self.driver.get_log("browser")  # the 422 above, which the browser logs as an error
+        self.open("file://" + report)
+        check(not self.driver.find_element(By.ID, "export-test").is_displayed(), "a saved page shows the button")
+        errors = self.page_errors()
+        check(errors == [], f"the saved page logged errors: {errors}")
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -49,7 +49,29 @@ extension ActionLog {
     /// unique within a log that one process writes.
     public static let dispatch = Fields(rawValue: 1 << 3)
 
-    /// Every optional field.
+    /// `"swift"`, `"stateType"` and `"stateForm"`: what a test generated from the log
+    /// (``SessionTest``) needs to compile against the app's own types.
+    ///
+    /// - `"swift"`: the action as the Swift expression that makes it again,
+    ///   `.rename(id: 3, title: "Milk")`, read through `Mirror` (enum cases with their labels in
+    ///   order, structs through their memberwise initializer); or, when it cannot be written so,
+    ///   `"swiftError"`, which says why (a class in it, a type declared in a function…).
+    /// - `"stateType"`: the store's state type with its module, `todo.TodoListState`.
+    /// - `"stateForm"`, on a line with a state: `"snapshot"` when the log took it as the state's
+    ///   ``Snapshotting/snapshot`` (``StateSnapshots/snapshot``), which a test can take again;
+    ///   `"encoding"` for a function of yours (``StateSnapshots/encoding(_:)``).
+    ///
+    /// ```swift
+    /// let log = ActionLog(output: try .file(URL(fileURLWithPath: "session.jsonl")), fields: [.all, .swift])
+    /// // {"action":{"add":{"title":"Milk"}},…,"stateType":"todo.TodoListState","swift":".add(title: \"Milk\")",…}
+    /// ```
+    ///
+    /// It costs more than the others (a walk of the action through `Mirror`, a few microseconds
+    /// per line), so ``all`` leaves it out: ask for it when you record sessions to turn into tests.
+    public static let swift = Fields(rawValue: 1 << 4)
+
+    /// Every optional field that a viewer shows: ``sequence``, ``holds``, ``cancelledBy`` and
+    /// ``dispatch`` (not ``swift``, which is for tests).
     public static let all: Fields = [.sequence, .holds, .cancelledBy, .dispatch]
 
     /// The fields that need each action traced through its store's middleware.

@@ -132,10 +132,11 @@ public final class ActionLog: Sendable {
   /// written after the current one.
   ///
   /// `state`: the snapshot to write, for a committed line of a middleware made with snapshots;
-  /// `trace`: the action's trace, if its store made one and this log reads it.
+  /// `trace`: the action's trace, if its store made one and this log reads it; `types`: the
+  /// store's state type and how its snapshots are taken, for ``Fields/swift``.
   func append<Action: Encodable>(
     label: String, outcome: ActionOutcome, duration: UInt64?, action: Action, state: (any Encodable)? = nil,
-    trace: ActionTrace? = nil
+    trace: ActionTrace? = nil, types: (state: String, form: SnapshotForm?)? = nil
   ) {
     let (turn, date) = lock.withLock { (turns.take(), Date()) }
     var line = ActionLogLine(
@@ -145,6 +146,7 @@ public final class ActionLog: Sendable {
     line.sequence = sequence
     if let trace { line.trace(trace, fields: fields, outcome: outcome) }
     line.state = state.map(EncodedState.init)
+    if fields.contains(.swift), let types { line.describeForSwift(state: types.state, form: types.form) }
     let text: String
     do {
       text = try line.encoded()
@@ -162,6 +164,7 @@ public final class ActionLog: Sendable {
     guard line.state != nil else { return nil }
     var line = line
     line.state = nil
+    line.stateForm = nil
     line.stateError = "the state could not be encoded: \(failure)"
     return try? line.encoded()
   }

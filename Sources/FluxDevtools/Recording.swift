@@ -44,6 +44,15 @@ public struct Recording: Sendable {
     /// Whether the line holds the state after the commit (`state`): read it with
     /// ``state(as:)``.
     public let hasState: Bool
+    /// The fields of ``ActionLog/Fields/swift``, if the log wrote them: the action as Swift, or
+    /// why it could not be written so; the state type; how the state was taken.
+    let swift: String?
+    let swiftError: String?
+    let stateType: String?
+    let stateForm: String?
+    /// What the Inspector did to the app to cause this commit (`"jump"`, `"dispatch"`…), for a
+    /// line of a live session; `nil` for a commit of the app's own.
+    let steered: String?
 
     /// Decodes the action, as the store's action type.
     ///
@@ -188,7 +197,8 @@ public struct Recording: Sendable {
       line: number, store: header.store, time: time, outcome: header.outcome,
       durationNanoseconds: header.durationNanoseconds, json: json, sequence: header.sequence,
       holds: header.holds.map { Entry.Hold(middleware: $0.middleware, nanoseconds: $0.nanoseconds) },
-      cancelledBy: header.cancelledBy, dispatch: header.dispatch, hasState: header.hasState)
+      cancelledBy: header.cancelledBy, dispatch: header.dispatch, hasState: header.hasState, swift: header.swift,
+      swiftError: header.swiftError, stateType: header.stateType, stateForm: header.stateForm, steered: header.steered)
   }
 }
 
@@ -220,7 +230,7 @@ extension Recording {
 
 /// How deep a line nests its arrays and objects, and whether it ends inside one of them or inside
 /// a string, as a line cut short does: brackets and braces counted outside strings.
-private struct Nesting {
+struct Nesting {
   /// The deepest nesting the JSON decoder reads.
   static let limit = 512
 

@@ -25,8 +25,11 @@ import FluxCore
 public struct StateSnapshots<State: FluxCore.State>: Sendable {
   /// Takes the snapshot of a state, to be encoded at once.
   let take: @Sendable (State) -> any Encodable
+  /// How the snapshot is taken, for the `"stateForm"` of ``ActionLog/Fields/swift``.
+  let form: SnapshotForm
 
-  private init(take: @escaping @Sendable (State) -> any Encodable) {
+  private init(form: SnapshotForm, take: @escaping @Sendable (State) -> any Encodable) {
+    self.form = form
     self.take = take
   }
 
@@ -37,7 +40,7 @@ public struct StateSnapshots<State: FluxCore.State>: Sendable {
   public static func encoding<Snapshot: Encodable & Sendable>(_ snapshot: @escaping @Sendable (State) -> Snapshot)
     -> Self
   {
-    Self(take: { snapshot($0) })
+    Self(form: .encoding, take: { snapshot($0) })
   }
 }
 
@@ -45,6 +48,6 @@ extension StateSnapshots where State: Snapshotting {
   /// Writes the state's ``Snapshotting/snapshot``: what ``TimeTravel`` restores, so that it can
   /// read the states back from the log (``TimeTravel/init(_:label:from:)``).
   public static var snapshot: Self {
-    .encoding { $0.snapshot }
+    Self(form: .snapshot, take: { $0.snapshot })
   }
 }

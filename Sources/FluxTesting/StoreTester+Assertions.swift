@@ -200,10 +200,13 @@ extension StoreTester {
 
   // MARK: Checks
 
-  private func check(
+  /// Checks what the store committed and cancelled since the previous assertion; returns
+  /// whether it was as expected.
+  @discardableResult
+  func check(
     _ context: String, committed: [State.Action], cancelled: [State.Action],
     isolation: isolated (any Actor)?, at site: CallSite
-  ) async {
+  ) async -> Bool {
     let records = await settle(expecting: committed.count + cancelled.count, isolation: isolation)
     let actualCommitted = records.compactMap { if case .committed(let action) = $0 { action } else { nil } }
     let actualCancelled = records.compactMap { if case .cancelled(let action) = $0 { action } else { nil } }
@@ -219,6 +222,7 @@ extension StoreTester {
         "\(context): middleware cancelled \(list(actualCancelled)), expected \(list(cancelled))"
           + (actualCommitted != committed ? "" : hint), at: site, harness: harness)
     }
+    return actualCommitted == committed && actualCancelled == cancelled
   }
 
   /// Why fewer actions ended than expected: the store's executor never ran its drain (a store

@@ -50,6 +50,8 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
   let runsOnMainQueue: Bool
   /// The test library whose test made this tester: its assertions fail there.
   let harness = Harness.current
+  /// The session this tester replays a store of, if it does: ``init(session:mutations:middlewares:)``.
+  let session: SessionProgress?
 
   /// Creates a store of `state` on `executor`, with `middlewares`, and records what it does.
   ///
@@ -77,6 +79,20 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
     self.manual = nil
     self.timeout = timeout
     self.runsOnMainQueue = executor.runsOnMainQueue
+    self.session = nil
+  }
+
+  /// A tester of the store labelled `label` in a session: on `.immediate`, apart from global
+  /// dispatch and shared middleware.
+  init(session label: String, state: State, mutations: State.Mutations, middlewares: [AnyMiddleware<State>]) {
+    self.recorder = TesterRecorder()
+    self.store = Store(
+      state: state, mutations: mutations, executor: .immediate,
+      middlewares: middlewares + [AnyMiddleware(recorder).keepingStoreApart()])
+    self.manual = nil
+    self.timeout = 5
+    self.runsOnMainQueue = false
+    self.session = SessionProgress(label: label)
   }
 
   /// Creates a store of `state` that commits on `executor`, which the tester runs after each
@@ -111,6 +127,7 @@ public final class StoreTester<State: FluxCore.State>: Sendable where State.Acti
     self.manual = executor
     self.timeout = 0
     self.runsOnMainQueue = false
+    self.session = nil
   }
 
   /// Dispatches to the store under test, like `store.actions`, without asserting anything.

@@ -117,6 +117,37 @@ struct ManualExecutorAwaitTests {
     await tester.expect(committed: [.add(7)])
     tester.finish()
   }
+
+  @Test("tasks awaiting stores on shared manual executors learn their own actions' ends, whatever middleware decides")
+  func awaitedActionsEndWhateverTheMiddlewareDecides() async {
+    for round in 0..<300 {
+      let shared = ManualExecutor()
+      let other = ManualExecutor()
+      let stores = [shared.executor, shared.executor, other.executor].map {
+        Store<ChaosState>(
+          state: .init(), mutations: .init(), executor: $0, middlewares: [AnyMiddleware(DecidesAnyhow())])
+      }
+      // Two tasks at once, each awaiting a store on the shared executor: either may run the other's work.
+      let ends = await withTaskGroup(of: [Bool].self) { group in
+        for store in stores.prefix(2) {
+          group.addTask {
+            var ends: [Bool] = []
+            for amount in 0..<10 { ends.append(await store.actions.dispatchAndWait(action: amount)) }
+            return ends
+          }
+        }
+        return await group.reduce(into: []) { $0.append($1) }
+      }
+      let expected = (0..<10).map(DecidesAnyhow.commits)
+      #expect(ends == [expected, expected], "round \(round)")
+      #expect(stores.prefix(2).map(\.computed.state.total.value) == [12, 12], "round \(round)")  // 0 + 1 + 5 + 6
+      // A global dispatch reaches the three stores, on the two executors.
+      let amount = round % 5
+      #expect(await Store<ChaosState>.actions.dispatchAndWait(action: amount) == DecidesAnyhow.commits(amount))
+      let totals = stores.map(\.computed.state.total.value)
+      #expect(totals == [12, 12, 0].map { $0 + (DecidesAnyhow.commits(amount) ? amount : 0) }, "round \(round)")
+    }
+  }
 }
 
 /// A state of its own, so that the global dispatch above reaches no other test's store.
@@ -192,6 +223,36 @@ final class Watchdog: @unchecked Sendable {
     lock.withLock {
       isStopped = true
       return hasFired
+    }
+  }
+}
+
+/// A state of its own, so that the global dispatch above reaches no other test's store.
+private final class ChaosState: State {
+  typealias Action = Int
+  typealias Mutations = ChaosMutations
+
+  let total = Variable(0)
+}
+
+private struct ChaosMutations: Mutations {
+  func commit(action: Int, state: ChaosState) { state.total.modify { $0 += action } }
+}
+
+/// Decides each action in one of five ways, by its amount: proceeds at once, proceeds from
+/// another thread, cancels from another thread, lets go of its `Proceed` undecided on another
+/// thread (the store cancels it), or cancels at once.
+private struct DecidesAnyhow: Middleware {
+  /// Whether an action of `amount` is committed.
+  static func commits(_ amount: Int) -> Bool { amount % 5 <= 1 }
+
+  func intercept(action: Int, state: ChaosState, proceed: Proceed) {
+    switch action % 5 {
+    case 0: proceed()
+    case 1: DispatchQueue.global().async { proceed() }
+    case 2: DispatchQueue.global().async { proceed.cancel() }
+    case 3: DispatchQueue.global().async { withExtendedLifetime(proceed) {} }
+    default: proceed.cancel()
     }
   }
 }

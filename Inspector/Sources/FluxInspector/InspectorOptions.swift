@@ -2,6 +2,7 @@
 ///
 /// ```
 /// flux-inspector session.jsonl [--port N] [--host ADDRESS] [--html report.html [--force]]
+/// flux-inspector session.jsonl --swift-test Tests/AppTests/SessionTests.swift [--final-state-only] [--force]
 /// ```
 public struct InspectorOptions: Sendable, Equatable {
   /// The action log to show.
@@ -12,8 +13,13 @@ public struct InspectorOptions: Sendable, Equatable {
   public var host: String = "127.0.0.1"
   /// Where to write a self-contained page instead of serving one, if anywhere.
   public var htmlPath: String?
-  /// Whether the page replaces a file at ``htmlPath`` that is not a page that flux-inspector
-  /// wrote (`--force`).
+  /// Where to write a Swift Testing file that replays the session instead of serving it, if
+  /// anywhere (``SessionTestExport``).
+  public var swiftTestPath: String?
+  /// Whether that test checks only the final state of each store (`--final-state-only`).
+  public var isFinalStateOnly = false
+  /// Whether the page replaces a file at ``htmlPath`` or ``swiftTestPath`` that flux-inspector did
+  /// not write (`--force`).
   public var isForced = false
   /// Whether the user asked for the usage only.
   public var isHelp = false
@@ -21,6 +27,7 @@ public struct InspectorOptions: Sendable, Equatable {
   /// How to call the program.
   public static let usage = """
     usage: flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html [--force]]
+           flux-inspector LOG.jsonl --swift-test FILE.swift [--final-state-only] [--force]
 
     Shows an action log of Flux stores in a browser, and its new lines as they are written.
 
@@ -29,7 +36,14 @@ public struct InspectorOptions: Sendable, Equatable {
       --html FILE.html  write the page, with the log inside, to one file that opens from disk;
                         serve nothing. It replaces only a page that flux-inspector wrote, and
                         never the log
-      --force           with --html, replace FILE.html even if flux-inspector did not write it
+      --swift-test FILE.swift
+                        write a Swift Testing file that replays the session, one test per
+                        store, checking the state after each action; serve nothing. It
+                        replaces only a test that flux-inspector wrote, and never the log
+      --final-state-only
+                        with --swift-test, check only the state after each store's last action
+      --force           with --html or --swift-test, replace the file even if flux-inspector
+                        did not write it
       --help            show this help
     """
 
@@ -66,6 +80,12 @@ public struct InspectorOptions: Sendable, Equatable {
         htmlPath = path
       case "--force":
         isForced = true
+      case "--swift-test":
+        let path = try value(of: "--swift-test")
+        guard !path.isEmpty else { throw InspectorError("--swift-test needs the name of a file, not an empty one") }
+        swiftTestPath = path
+      case "--final-state-only":
+        isFinalStateOnly = true
       default:
         guard !argument.hasPrefix("-") || argument == "-" else {
           throw InspectorError("unknown option \(argument)")
@@ -77,9 +97,15 @@ public struct InspectorOptions: Sendable, Equatable {
     if isHelp { return }
     guard let path else { throw InspectorError("which log? give the path of an action log") }
     guard !path.isEmpty else { throw InspectorError("the log's path is empty: give the path of an action log") }
-    guard !isForced || htmlPath != nil else {
-      throw InspectorError("--force goes with --html: nothing else replaces a file")
+    guard !isForced || htmlPath != nil || swiftTestPath != nil else {
+      throw InspectorError("--force goes with --html or --swift-test: nothing else replaces a file")
     }
     logPath = path
+    if htmlPath != nil && swiftTestPath != nil {
+      throw InspectorError("--html and --swift-test write one file each: give one of them")
+    }
+    if isFinalStateOnly && swiftTestPath == nil {
+      throw InspectorError("--final-state-only goes with --swift-test FILE.swift")
+    }
   }
 }

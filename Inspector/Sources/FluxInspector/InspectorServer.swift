@@ -27,6 +27,8 @@ import ServiceLifecycle
 ///
 /// - `/`: the page; `/inspector.js` and `/inspector.css`: its script and style;
 /// - `/log`: the log as ``LogDocument`` writes it, with what was written since the last request;
+/// - `/session-test.swift`: a Swift Testing file that replays the log (``SessionTestExport``),
+///   as an attachment; when no store of the log can be tested, 422 and why, in words;
 /// - `/events?from=BYTE&line=N&identity=ID`: server-sent events: each `lines` event carries the
 ///   entries of lines written after byte `BYTE` (whose first is line `N`) of the file that `ID`
 ///   names (see ``LogIdentity``), as `/log` or the last event gave them, checked about five
@@ -159,6 +161,20 @@ public struct InspectorServer: Sendable {
         return Self.text(try await cache.document(), type: "application/json")
       } catch {
         return Self.text(error.message, type: "text/plain; charset=utf-8", status: .serviceUnavailable)
+      }
+    }
+    router.get("/session-test.swift") { _, _ in
+      // Reading and checking a long log takes a while: not on a thread that answers requests.
+      let test = await FileWork.run {
+        Result { () throws(InspectorError) in try SessionTestExport.test(logPath: logPath) }
+      }
+      switch test {
+      case .success(let test):
+        var response = Self.text(test.text, type: "text/x-swift; charset=utf-8")
+        response.headers[.contentDisposition] = "attachment; filename=\"\(SessionTestExport.downloadName)\""
+        return response
+      case .failure(let error):
+        return Self.text(error.message, type: "text/plain; charset=utf-8", status: .unprocessableContent)
       }
     }
     router.get("/events") { request, _ in

@@ -1,13 +1,18 @@
 import FluxInspector
 import Foundation
 
-// flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html [--force]]: see InspectorOptions.
+// flux-inspector LOG.jsonl [--port N] [--host ADDRESS] [--html FILE.html [--force]]
+// flux-inspector LOG.jsonl --swift-test FILE.swift [--final-state-only] [--force]: see InspectorOptions.
 
 /// Prints `message` to standard error as one line, and exits with `code`.
 func fail(_ message: String, code: Int32 = 1) -> Never {
   FileHandle.standardError.write(Data("flux-inspector: \(message)\n".utf8))
   exit(code)
 }
+
+// A write past the process's file-size limit is an error to report (and the file written aside to
+// remove), not a signal that ends the program.
+signal(SIGXFSZ, SIG_IGN)
 
 let options: InspectorOptions
 do {
@@ -25,6 +30,21 @@ if let htmlPath = options.htmlPath {
   do {
     try InspectorPage.writeSelfContained(logPath: options.logPath, to: htmlPath, replacingAnyFile: options.isForced)
     print("Wrote \(htmlPath): open it in a browser.")
+    exit(0)
+  } catch {
+    fail(error.message)
+  }
+}
+
+if let testPath = options.swiftTestPath {
+  do {
+    let leftOut = try SessionTestExport.write(
+      logPath: options.logPath, to: testPath, stateChecks: options.isFinalStateOnly ? .finalState : .afterEveryAction,
+      replacingAnyFile: options.isForced)
+    print("Wrote \(testPath): one test per store of the session.")
+    for problem in leftOut {
+      FileHandle.standardError.write(Data("flux-inspector: left out \(problem)\n".utf8))
+    }
     exit(0)
   } catch {
     fail(error.message)

@@ -36,6 +36,9 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
   /// read by a global dispatch, beside the lane.
   @usableFromInline
   let tracesActions: Bool
+  /// Whether one of the store's own middleware keeps it apart from global dispatch and shared
+  /// middleware (``AnyMiddleware/keepingStoreApart()``).
+  let isApart: Bool
   /// What fast commits run against: the machine's target. The state is the machine's to
   /// release, which it does only once no drain runs, so never during a fast commit. Written
   /// like `lanePipeline`: dropped, with the mutations it holds, once the store is freed and the
@@ -69,6 +72,7 @@ final class StoreCore<State: FluxCore.State>: ProceedTarget, @unchecked Sendable
     self.laneTarget = target
     self.executor = executor
     self.tracesActions = middlewares.contains { $0.tracesActions }
+    self.isApart = middlewares.contains { $0.keepsStoreApart }
     machine.owner = self
     // The lane stays closed until the store's registration builds its pipeline (`setShared`).
   }

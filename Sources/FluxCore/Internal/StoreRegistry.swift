@@ -276,6 +276,7 @@ enum Registries {
   /// Registers `core` for global dispatch and builds its middleware pipeline around the shared
   /// middleware, atomically with respect to changes of that list.
   static func register<State: FluxCore.State>(_ core: StoreCore<State>) -> (StoreRegistry<State>, UInt64) {
+    if core.isApart { return registerApart(core) }
     let (registry, key, released) = lock.withLock {
       let registry = registryLocked(for: State.self)
       let replaced = core.setShared(sharedList)
@@ -283,6 +284,16 @@ enum Registries {
       return (registry, key, (replaced, retired))
     }
     withExtendedLifetime(released) {}  // after every lock: may free the core of a freed store
+    return (registry, key)
+  }
+
+  /// Gives `core` a pipeline without shared middleware, and a registry of its own, which no
+  /// global dispatch looks in and no change of the shared list reaches.
+  private static func registerApart<State: FluxCore.State>(_ core: StoreCore<State>) -> (StoreRegistry<State>, UInt64) {
+    let replaced = core.setShared([])
+    let registry = StoreRegistry<State>()
+    let (key, retired) = registry.register(core)
+    withExtendedLifetime((replaced, retired)) {}  // after every lock
     return (registry, key)
   }
 

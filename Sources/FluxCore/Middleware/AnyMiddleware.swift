@@ -28,6 +28,10 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
   /// Whether the store traces its actions for this middleware (``tracingActions()``).
   @usableFromInline
   package internal(set) var tracesActions: Bool
+  /// Whether a store given this middleware stays apart from global dispatch and shared
+  /// middleware (``keepingStoreApart()``).
+  @usableFromInline
+  package internal(set) var keepsStoreApart: Bool
 
   /// Wraps a middleware for `State`.
   ///
@@ -44,6 +48,7 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
     interceptor = ObjectIdentifier(DefaultInterception<Wrapped>.self)
     middlewareType = Wrapped.self
     tracesActions = false
+    keepsStoreApart = false
     interceptBody = { middleware.intercept(action: $0, state: $1, proceed: $2) }
     willCommitBody = { middleware.willCommit(action: $0, state: $1) }
     didCommitBody = { middleware.didCommit(action: $0, state: $1) }
@@ -57,6 +62,7 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
     interceptor = ObjectIdentifier(SharedDefaultInterception<Wrapped>.self)
     middlewareType = Wrapped.self
     tracesActions = false
+    keepsStoreApart = false
     interceptBody = { middleware.intercept(action: $0, state: $1, proceed: $2) }
     willCommitBody = { middleware.willCommit(action: $0, state: $1) }
     didCommitBody = { middleware.didCommit(action: $0, state: $1) }
@@ -73,6 +79,16 @@ public struct AnyMiddleware<State: FluxCore.State>: Middleware {
     var traced = self
     traced.tracesActions = true
     return traced
+  }
+
+  /// The same middleware, which keeps the store it is given to apart: no global dispatch
+  /// (`Store<S>.actions`) reaches that store, and no shared middleware wraps it. For the test kit,
+  /// whose tests of a recorded session each replay one store while other tests of the process
+  /// dispatch to every store of its state type.
+  package func keepingStoreApart() -> AnyMiddleware {
+    var apart = self
+    apart.keepsStoreApart = true
+    return apart
   }
 
   /// Calls the wrapped middleware's interception.

@@ -16,6 +16,10 @@ struct ActionLogLine<Action: Encodable>: Encodable {
   var holds: [HoldField]?
   var cancelledBy: String?
   var dispatch: String?
+  var swift: String?
+  var swiftError: String?
+  var stateType: String?
+  var stateForm: String?
 
   init(store: String, time: String, outcome: ActionOutcome, durationNanoseconds: UInt64?, action: Action) {
     self.store = store
@@ -34,6 +38,18 @@ struct ActionLogLine<Action: Encodable>: Encodable {
       cancelledBy = typeName(middleware)
     }
     if fields.contains(.dispatch), trace.dispatch != 0 { dispatch = String(trace.dispatch) }
+  }
+
+  /// Fills the fields of ``ActionLog/Fields/swift``: the action as Swift (or why it cannot be),
+  /// the state type, and how the state on the line, if any, was taken.
+  mutating func describeForSwift(state type: String, form: SnapshotForm?) {
+    do {
+      swift = try SwiftLiteral.action(action)
+    } catch {
+      swiftError = error.reason
+    }
+    stateType = type
+    if state != nil { stateForm = form?.rawValue }
   }
 
   /// The line as JSON and a line break.
@@ -55,6 +71,14 @@ struct ActionLogLine<Action: Encodable>: Encodable {
 /// The name of a middleware type in a line: as Swift writes the type, without its module.
 func typeName(_ type: Any.Type) -> String {
   String(describing: type)
+}
+
+/// How a log took the states it wrote (`"stateForm"`, with ``ActionLog/Fields/swift``).
+enum SnapshotForm: String, Sendable {
+  /// The state's ``Snapshotting/snapshot``: ``StateSnapshots/snapshot``.
+  case snapshot
+  /// A function of the app's: ``StateSnapshots/encoding(_:)``.
+  case encoding
 }
 
 /// One element of a line's `holds`.
@@ -120,9 +144,15 @@ struct ActionLogHeader: Decodable {
   let cancelledBy: String?
   let dispatch: String?
   let hasState: Bool
+  let swift: String?
+  let swiftError: String?
+  let stateType: String?
+  let stateForm: String?
+  let steered: String?
 
   private enum CodingKeys: String, CodingKey {
     case store, time, outcome, durationNanoseconds, sequence, holds, cancelledBy, dispatch, state
+    case swift, swiftError, stateType, stateForm, steered
   }
 
   init(from decoder: any Decoder) throws {
@@ -144,6 +174,11 @@ struct ActionLogHeader: Decodable {
     cancelledBy = try container.decodeIfPresent(String.self, forKey: .cancelledBy)
     dispatch = try container.decodeIfPresent(String.self, forKey: .dispatch)
     hasState = container.contains(.state)
+    swift = try container.decodeIfPresent(String.self, forKey: .swift)
+    swiftError = try container.decodeIfPresent(String.self, forKey: .swiftError)
+    stateType = try container.decodeIfPresent(String.self, forKey: .stateType)
+    stateForm = try container.decodeIfPresent(String.self, forKey: .stateForm)
+    steered = try container.decodeIfPresent(String.self, forKey: .steered)
   }
 
   /// The whole number at `key`, if there is one, with a message that names the key when it does

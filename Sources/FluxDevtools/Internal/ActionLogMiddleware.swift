@@ -12,6 +12,8 @@ struct ActionLogMiddleware<State: FluxCore.State>: Middleware where State.Action
   let label: String
   let snapshots: StateSnapshots<State>?
   let clock = CommitClock()
+  /// The state type, with its module, for ``ActionLog/Fields/swift``.
+  let stateType = String(reflecting: State.self)
 
   func willCommit(action: State.Action, state: State) {
     clock.start()
@@ -21,13 +23,15 @@ struct ActionLogMiddleware<State: FluxCore.State>: Middleware where State.Action
     let duration = clock.stop()
     log.append(
       label: label, outcome: .committed, duration: duration, action: action, state: snapshots?.take(state),
-      trace: log.readsTraces ? ActionTrace.current(for: state) : nil)
+      trace: log.readsTraces ? ActionTrace.current(for: state) : nil,
+      types: (stateType, snapshots?.form))
   }
 
   func didCancel(action: State.Action, state: State) {
     log.append(
       label: label, outcome: .cancelled, duration: nil, action: action,
-      trace: log.readsTraces ? ActionTrace.current(for: state) : nil)
+      trace: log.readsTraces ? ActionTrace.current(for: state) : nil,
+      types: (stateType, snapshots?.form))
   }
 }
 

@@ -1619,3 +1619,43 @@
     load(null);
   }
 })();
+
+// "Export as test": downloads the Swift Testing file that the server writes from the log
+// (GET session-test.swift), the same file as `flux-inspector LOG --swift-test FILE`. When no
+// store of the log can be tested, the banner says why, as the server said it. A saved page has
+// no server to ask: it shows no button.
+(function exportAsTest() {
+  "use strict";
+  const button = document.getElementById("export-test");
+  const banner = document.getElementById("banner");
+  if (!button || !banner) return;
+  if (document.getElementById("flux-log")) {
+    button.hidden = true;
+    return;
+  }
+  function say(message, isProblem) {
+    banner.hidden = false;
+    banner.className = isProblem ? "banner" : "banner notice";
+    banner.textContent = message;
+  }
+  button.addEventListener("click", () => {
+    button.disabled = true;
+    fetch("session-test.swift", { cache: "no-store" })
+      .then((response) => response.ok
+        ? response.blob()
+        : response.text().then((text) => { throw new Error(text || ("the server answered " + response.status)); }))
+      .then((file) => {
+        const link = document.createElement("a");
+        link.href = URL.createObjectURL(file);
+        link.download = "SessionTests.swift";
+        link.hidden = true;
+        document.body.appendChild(link);
+        link.click();
+        link.remove();
+        setTimeout(() => URL.revokeObjectURL(link.href), 60000);
+        say("Exported SessionTests.swift: one test per store of the session.", false);
+      })
+      .catch((error) => say("Cannot export this session as a test: " + error.message, true))
+      .finally(() => { button.disabled = false; });
+  });
+})();
