@@ -1,5 +1,6 @@
 #if os(Linux) && (arch(x86_64) || arch(arm64)) && canImport(Synchronization) && !FLUX_PORTABLE && compiler(>=6.3)
   import Glibc
+  import Synchronization
 
   /// The system calls under ``RecursiveLock``: the futex's two operations (sleep while a 32-bit
   /// word holds a value, wake one sleeper), and the barrier that a waiter makes every other
@@ -18,11 +19,25 @@
     /// `syscall(number, address, operation, value, timeout)`.
     private typealias Call = @convention(c) (CLong, UnsafeMutableRawPointer, CInt, UInt32, UnsafeRawPointer?) -> CLong
 
+    /// The address of the C library's `syscall`: 0 not looked up yet, 1 none (a fully static
+    /// executable).
+    ///
+    /// An atomic that any thread may fill in, not a constant computed once, for the reason given
+    /// at ``barrierState``: a process forked while a thread looked it up must not start with a
+    /// once-lock held by a thread it does not have. Looking it up twice finds the same address.
+    private static let callAddress = Atomic<UInt>(0)
+
     /// The C library's `syscall`, or `nil` in a fully static executable.
-    private static let call: Call? = {
-      // A null handle is `RTLD_DEFAULT`: the process's own symbols, the C library's included.
-      dlsym(nil, "syscall").map { unsafeBitCast($0, to: Call.self) }
-    }()
+    private static var call: Call? {
+      var address = callAddress.load(ordering: .relaxed)
+      if address == 0 {
+        // A null handle is `RTLD_DEFAULT`: the process's own symbols, the C library's included.
+        address = dlsym(nil, "syscall").map { UInt(bitPattern: $0) } ?? 1
+        callAddress.store(address, ordering: .relaxed)
+      }
+      guard address != 1, let pointer = UnsafeRawPointer(bitPattern: address) else { return nil }
+      return unsafeBitCast(pointer, to: Call.self)
+    }
 
     /// The futex system call's number (`SYS_futex`, which Swift does not import).
     private static var number: CLong {
@@ -68,13 +83,16 @@
       #endif
     }
 
-    /// Whether ``fenceOtherThreads()`` can work in this process: the process has registered
-    /// for `MEMBARRIER_CMD_PRIVATE_EXPEDITED` (16 registers, once per process).
-    private static let barrierRegistered: Bool = {
-      guard let call else { return false }
-      let barrier = unsafeBitCast(call, to: BarrierCall.self)
-      return barrier(barrierNumber, 16, 0, 0) == 0
-    }()
+    /// Whether this process has registered for `MEMBARRIER_CMD_PRIVATE_EXPEDITED` (16 registers,
+    /// once per process): 0 not asked yet, 1 registered, 2 refused.
+    ///
+    /// An atomic that any waiting thread may fill in, not a constant computed once: registering
+    /// takes an interrupt to every processor, and a `static let` holds its once-lock across its
+    /// initializer. A process forked while a thread registered would start with that lock held
+    /// by a thread it does not have, and its first wait would never end. Registering twice does
+    /// no harm: the kernel keeps the first. (The atomic's own initial value is a constant, set
+    /// before any thread reads it.)
+    private static let barrierState = Atomic<UInt8>(0)
 
     /// Makes every other running thread of this process execute a full memory barrier before
     /// this returns (`membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`); a thread that is not
@@ -84,9 +102,14 @@
     ///
     /// Microseconds: an interrupt to each processor that runs a thread of this process.
     static func fenceOtherThreads() -> Bool {
-      guard barrierRegistered, let call else { return false }
+      guard let call else { return false }
       let barrier = unsafeBitCast(call, to: BarrierCall.self)
-      return barrier(barrierNumber, 8, 0, 0) == 0
+      var state = barrierState.load(ordering: .relaxed)
+      if state == 0 {
+        state = barrier(barrierNumber, 16, 0, 0) == 0 ? 1 : 2
+        barrierState.store(state, ordering: .relaxed)
+      }
+      return state == 1 && barrier(barrierNumber, 8, 0, 0) == 0
     }
 
     /// Wakes one thread sleeping on the word at `address`, if any.
