@@ -226,6 +226,60 @@ import Testing
       }
     }
 
+    @Test(
+      "inv3: a child forked while a thread waits for a lock does not take that wait, which no thread of its own makes, for part of a deadlock"
+    )
+    func inv3_forkedChildReportsNoDeadlockForItsParentsWaits() async {
+      let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+        let held = RecursiveLock()  // held by this thread across the fork
+        let other = RecursiveLock()
+        held.lock()
+        // A thread that waits for `held` in the parent: registered for the deadlock check when
+        // the process forks. The child has no such thread.
+        let parentWaiter = Atomic<UInt>(0)
+        Thread {
+          parentWaiter.store(RecursiveLock.currentThread, ordering: .relaxed)
+          held.lock()
+          held.unlock()
+        }.start()
+        while held.sleepers.load(ordering: .relaxed) == 0 { usleep(1_000) }
+        let child = fork()
+        if child == 0 {
+          // A thread of the child's own holds `other` for a moment; this thread, holding `held`,
+          // waits for it: a wait that ends, no cycle.
+          let holding = Atomic<Bool>(false)
+          let childThread = Atomic<UInt>(0)
+          Thread {
+            childThread.store(RecursiveLock.currentThread, ordering: .relaxed)
+            other.lock()
+            holding.store(true, ordering: .releasing)
+            usleep(200_000)
+            other.unlock()
+          }.start()
+          while !holding.load(ordering: .acquiring) { usleep(1_000) }
+          if childThread.load(ordering: .relaxed) == parentWaiter.load(ordering: .relaxed) {
+            let note = "the child's thread has the id of the parent's waiting thread\n"
+            _ = note.withCString { write(2, $0, strlen($0)) }
+          }
+          other.lock()
+          other.unlock()
+          held.unlock()
+          _exit(0)
+        }
+        var status: Int32 = 0
+        for _ in 0..<1_200 {
+          if waitpid(child, &status, WNOHANG) == child {
+            exit((status & 0x7f) == 0 && (status >> 8) & 0xff == 0 ? 0 : 3)
+          }
+          usleep(50_000)
+        }
+        kill(child, SIGKILL)
+        exit(4)  // the child hung
+      }
+      let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+      #expect(!message.contains("Flux: deadlock:"), "\(message)")
+    }
+
     @Test("A child forked while threads contend for locks uses new and inherited locks on threads of its own")
     func forkedChildUsesLocks() async {
       await #expect(processExitsWith: .success) {
