@@ -107,11 +107,15 @@ struct BoardMutations: Mutations {
         lists.nextID += unique.count
         lists.current = first
       case .restore(let restored):
+        // One pass: the ids and names kept so far are sets, so a board of many lists restores in
+        // time that grows with their number, not its square.
         var entries: [ListEntry] = []
+        var ids: Set<Int> = []
+        var keys: Set<String> = []
         for entry in restored.entries {
           let name = ListName.clean(entry.name)
-          guard !name.isEmpty, !entries.contains(where: { $0.id == entry.id || ListName.same($0.name, name) })
-          else { continue }
+          guard !name.isEmpty, !ids.contains(entry.id), keys.insert(ListName.key(name)).inserted else { continue }
+          ids.insert(entry.id)
           entries.append(ListEntry(id: entry.id, name: name))
         }
         guard let first = entries.first else { return }

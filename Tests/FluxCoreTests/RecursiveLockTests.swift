@@ -4,6 +4,10 @@ import Testing
 
 @testable import FluxCore
 
+#if canImport(Synchronization)
+  import Synchronization
+#endif
+
 /// The lock under every sink's and variable's delivery: exclusion between threads, extra holds
 /// on one thread, and what one holder wrote seen by the next, also when the lock changed hands
 /// while another thread waited for it (the thread sanitizer checks that part).
@@ -82,6 +86,73 @@ struct RecursiveLockTests {
       #expect(
         takings.sleeps < takings.count / 4,
         "\(takings.sleeps) sleeps in \(takings.count) takings: the lock is handed from sleeper to sleeper")
+    }
+  #endif
+
+  #if os(Linux) && (arch(x86_64) || arch(arm64)) && canImport(Synchronization) && !FLUX_PORTABLE && compiler(>=6.3)
+    @Test(
+      "A thread that sleeps waiting for the lock is woken when it is given back, whenever the holder gives it back while the waiter goes to sleep: no wake-up is lost"
+    )
+    func noLostWakeUp() {
+      // Round after round, one thread holds the lock while the other comes to wait for it; the
+      // holder gives it back at a moment that moves across the waiter's way to sleep (counting
+      // itself, the barrier, the last look at the word), then takes it no more until the waiter
+      // has it. A wake-up lost there leaves the waiter asleep with the lock free and nobody left
+      // to wake it: the safety time-out is off, so only the holder's watchdog ends that round.
+      final class Rounds: @unchecked Sendable {
+        let lock = RecursiveLock()
+        let round = Atomic<Int>(0)  // the round the holder holds the lock for
+        let waiting = Atomic<Int>(0)  // the last round the waiter came to wait in
+        let got = Atomic<Int>(0)  // the last round the waiter took the lock in
+        let lost = Atomic<Int>(0)  // the round whose waiter was not woken in 10 s, if any
+      }
+      RecursiveLock.wakeUpsAreChecked.store(true, ordering: .relaxed)
+      defer { RecursiveLock.wakeUpsAreChecked.store(false, ordering: .relaxed) }
+      let rounds = Rounds()
+      let count = 4_000
+      runOnThreads(2) { index in
+        if index == 0 {
+          for round in 1...count {
+            rounds.lock.lock()
+            rounds.round.store(round, ordering: .releasing)
+            while rounds.waiting.load(ordering: .acquiring) != round { sched_yield() }
+            // Give it back after 0 to about 60 µs of spinning: before, while and after the
+            // waiter counts itself and sleeps.
+            var spins = (round &* 7919) % 3_000
+            if round % 4 == 0 {
+              while rounds.lock.sleepers.load(ordering: .relaxed) == 0 { spins &+= 1 }
+            }
+            while spins > 0 { spins &-= 1 }
+            rounds.lock.unlock()
+            let deadline = DispatchTime.now() + 10
+            while rounds.got.load(ordering: .acquiring) != round {
+              if DispatchTime.now() > deadline {
+                // Lost: stop here, and wake the sleeper.
+                rounds.lost.store(round, ordering: .releasing)
+                while rounds.got.load(ordering: .acquiring) != round {
+                  rounds.lock.wakeOne()
+                  sched_yield()
+                }
+                return
+              }
+              sched_yield()
+            }
+          }
+        } else {
+          for round in 1...count {
+            while rounds.round.load(ordering: .acquiring) != round {
+              if rounds.lost.load(ordering: .acquiring) != 0 { return }
+              sched_yield()
+            }
+            rounds.waiting.store(round, ordering: .releasing)
+            rounds.lock.lock()
+            rounds.got.store(round, ordering: .releasing)
+            rounds.lock.unlock()
+          }
+        }
+      }
+      let lost = rounds.lost.load(ordering: .relaxed)
+      #expect(lost == 0, "in round \(lost), the waiter was not woken when the lock was given back")
     }
   #endif
 

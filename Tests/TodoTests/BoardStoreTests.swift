@@ -27,6 +27,27 @@ struct BoardStoreTests {
     board.finish()
   }
 
+  @Test(
+    "a restore keeps the first list of each id and of each name (whatever its case), in order; 20,000 lists restore in one pass"
+  )
+  func restoreKeepsFirstOfEachIdAndName() async {
+    let board = makeTester()
+    let many = (0..<20_000).map { ListEntry(id: $0 + 1, name: "List \($0)") }
+    let restored = Lists(
+      entries: [ListEntry(id: 1, name: "Again")] + many + [
+        ListEntry(id: 30_000, name: "LIST 7"), ListEntry(id: 7, name: "New"),
+      ],
+      current: "List 19999", nextID: 2)
+    await board.dispatch(.restore(lists: restored)) { board in
+      let lists = board.lists.value
+      return lists.entries.count == 20_000 && lists.entries.first == ListEntry(id: 1, name: "Again")
+        && lists.entries[1] == ListEntry(id: 2, name: "List 1")
+        && lists.entries.last == ListEntry(id: 20_000, name: "List 19999")
+        && lists.current == "List 19999" && lists.nextID == 20_001
+    }
+    board.finish()
+  }
+
   @Test("replacing gives every list a new identity, even one of the same name")
   func replace() async {
     let board = makeTester()

@@ -102,17 +102,38 @@ package final class Lock: @unchecked Sendable {
   /// same thread can come back in; what a reentrant call then does is decided explicitly by the
   /// owner of the lock (queue, never nest), not by the lock.
   ///
-  /// Taken and given back without a call: a compare-and-exchange to take it and an exchange to
-  /// give it back when nobody waits, about a tenth of the instructions of a recursive
-  /// `pthread_mutex_t` (the benchmarks' W1–W6).
+  /// Taken and given back without a call, as cheaply as a lock can be: a compare-and-exchange
+  /// takes it, and a plain releasing store and a load give it back when nobody sleeps waiting for
+  /// it (the benchmarks' W1–W6, against a baseline that takes the same compare-and-exchange and
+  /// store and cannot sleep at all).
   ///
-  /// The word is 0 (free), 1 (held) or 2 (held, and a thread may sleep waiting for it), as in
-  /// Drepper's "Futexes Are Tricky". Given back, the word goes to 0 and one sleeper is woken to
-  /// compete for it: a running thread may take it first. That is what keeps it fast when more
-  /// threads than cores send into one sink. A lock that hands itself to a sleeper instead (the
+  /// The word is 0 (free) or 1 (held); `sleepers` counts the threads that may sleep waiting for
+  /// it. Given back, the word goes to 0 and, if anyone may sleep, one sleeper is woken to compete
+  /// for it: a running thread may take it first. That is what keeps it fast when more threads
+  /// than cores send into one sink. A lock that hands itself to a sleeper instead (the
   /// priority-inheritance futex under Swift 6.3's `Synchronization.Mutex`) makes each taking wait
   /// for that sleeper to be scheduled: a convoy, one context switch per send, thousands of times
   /// slower (`RecursiveLockTests`).
+  ///
+  /// Why no wake-up is lost, though the giving back is a store and a load with no barrier
+  /// between them (a processor may perform the load before its store is seen): the two sides are
+  /// Dekker's. The holder stores 0 in the word, then loads `sleepers`; a waiter adds itself to
+  /// `sleepers`, then reads the word (in the futex call, which sleeps only while it reads 1). If
+  /// each side could miss the other's write, the holder would not wake the waiter and the waiter
+  /// would sleep. So the side that waits, rare and slow anyway, pays for both:
+  /// - on x86-64, after adding itself it makes every other thread of the process execute a full
+  ///   barrier (`Futex.fenceOtherThreads`, the kernel's `membarrier`). A holder giving the lock
+  ///   back at that moment has its store seen before the barrier ends, or performs its load after
+  ///   it and sees the waiter; a holder that gives it back later loads after the barrier too. The
+  ///   compiler keeps the load after the store: an acquiring-and-releasing fence between them
+  ///   orders them for the compiler and is no instruction on x86-64. Where the kernel refuses the
+  ///   barrier, a waiter sleeps at most 50 µs at a time and looks again, relying on no wake-up;
+  ///   with it, at most 10 ms, so that even a wake-up lost against this reasoning costs a pause,
+  ///   never a hang.
+  /// - on arm64, the store and the load are sequentially consistent (`stlr`, `ldar`), which that
+  ///   processor never reorders, and so is the waiter's addition and its load of the word: in
+  ///   the single order of those four, the holder loads after the waiter's addition, or the
+  ///   waiter loads after the holder's store.
   ///
   /// Why `owner` tells a thread whether it holds the lock, with a relaxed load: only the thread
   /// that holds the word writes `owner`, its own id just after taking the word and 0 just before
@@ -124,17 +145,24 @@ package final class Lock: @unchecked Sendable {
   ///
   /// Only where it was checked: Linux on x86-64 and arm64, with Swift 6.3 or later; elsewhere,
   /// and with `FLUX_PORTABLE`, the recursive `pthread_mutex_t` below.
-  // `@unchecked Sendable`: `word` points to an atomic and `owner` is one, both constant
-  // references; `depth` is touched only by the thread that holds the word (see above).
+  // `@unchecked Sendable`: `word` points to an atomic, and `owner` and `sleepers` are atomics,
+  // all constant; `depth` is touched only by the thread that holds the word (see above).
   @usableFromInline
   package final class RecursiveLock: @unchecked Sendable {
-    /// The lock word: 0 free, 1 held, 2 held with a thread that may sleep on it. Allocated once,
-    /// never moved: the futex calls name it by its address.
+    /// The lock word: 0 free, 1 held. Allocated once, never moved: the futex calls name it by its
+    /// address.
     @usableFromInline
     let word: UnsafeMutablePointer<Atomic<UInt32>>
     /// The id (`pthread_self`) of the thread holding the lock, or 0.
     @usableFromInline
     let owner = Atomic<UInt>(0)
+    /// How many threads may sleep waiting for the word, counted before they look at it for the
+    /// last time before sleeping.
+    @usableFromInline
+    let sleepers = Atomic<UInt32>(0)
+    /// Whether a sleeping waiter relies on being woken, with no 10 ms time-out behind it (about 16
+    /// minutes instead): set by the tests that check that no wake-up is ever lost.
+    package static let wakeUpsAreChecked = Atomic<Bool>(false)
     /// How many more times than once the holder has taken the lock. Guarded by the lock.
     @usableFromInline
     @exclusivity(unchecked) var depth = 0
@@ -182,7 +210,8 @@ package final class Lock: @unchecked Sendable {
 
     /// Takes the lock that another thread holds (or held a moment ago): tries for a moment, as
     /// most holds are short; then registers the wait, stops with a message if it closes a cycle
-    /// of waits, and sleeps until the lock is free.
+    /// of waits, and sleeps until the lock is free (see the type's comment for why no wake-up is
+    /// lost).
     @usableFromInline
     @inline(never)
     func lockWaiting(_ thread: UInt) {
@@ -193,10 +222,18 @@ package final class Lock: @unchecked Sendable {
         }
       }
       LockWaits.shared.willWait(thread, for: self)
-      // Marked 2 while anyone may sleep, so that the holder wakes a sleeper when it gives it back.
-      while word.pointee.exchange(2, ordering: .acquiring) != 0 {
-        Futex.wait(on: UnsafeMutableRawPointer(word), whileItHolds: 2)
+      sleepers.add(1, ordering: .sequentiallyConsistent)
+      #if arch(x86_64)
+        let fenced = Futex.fenceOtherThreads()
+      #else
+        let fenced = true
+      #endif
+      let longestSleep =
+        !fenced ? 50_000 : Self.wakeUpsAreChecked.load(ordering: .relaxed) ? 1_000_000_000_000 : 10_000_000
+      while !(word.pointee.load(ordering: .sequentiallyConsistent) == 0 && takeFreeWord()) {
+        Futex.wait(on: UnsafeMutableRawPointer(word), whileItHolds: 1, nanoseconds: longestSleep)
       }
+      sleepers.subtract(1, ordering: .relaxed)
       LockWaits.shared.didWait(thread)
       owner.store(thread, ordering: .relaxed)
     }
@@ -212,10 +249,18 @@ package final class Lock: @unchecked Sendable {
         return
       }
       owner.store(0, ordering: .releasing)
-      if _slowPath(word.pointee.exchange(0, ordering: .releasing) == 2) { wakeOne() }
+      #if arch(x86_64)
+        word.pointee.store(0, ordering: .releasing)
+        // For the compiler only: the load stays after the store (no instruction on x86-64).
+        atomicMemoryFence(ordering: .acquiringAndReleasing)
+        if _slowPath(sleepers.load(ordering: .relaxed) != 0) { wakeOne() }
+      #else
+        word.pointee.store(0, ordering: .sequentiallyConsistent)
+        if _slowPath(sleepers.load(ordering: .sequentiallyConsistent) != 0) { wakeOne() }
+      #endif
     }
 
-    /// Wakes one thread that sleeps waiting for the lock, just given back. The caller holds a
+    /// Wakes one thread that may sleep waiting for the lock, just given back. The caller holds a
     /// reference to this lock, so its word is still there.
     @usableFromInline
     @inline(never)

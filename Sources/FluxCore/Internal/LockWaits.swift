@@ -21,11 +21,31 @@
   /// A registered lock is alive: its waiting thread is inside its `lock()` until it is
   /// unregistered, under `lock`, where the chain is followed. Only threads that wait pay for
   /// this: a lock taken without waiting never comes here.
+  ///
+  /// A child process forked from a process whose threads wait starts with none of them: only
+  /// the forking thread goes on, and it waits for nothing (it is running `fork`). So the child
+  /// starts with no waits, and never takes one of the parent's for a wait of its own thread that
+  /// was given the same id (the C library reuses the parent's thread stacks, and with them the
+  /// ids). `lock` is held across the fork, so that the child's copy is neither held by a thread
+  /// it does not have nor half-changed.
   // `@unchecked Sendable`: `waits` is read and written only under `lock`.
   @usableFromInline
   final class LockWaits: @unchecked Sendable {
     @usableFromInline
-    static let shared = LockWaits()
+    static let shared: LockWaits = {
+      let waits = LockWaits()
+      // Registered once, with the instance made: no handler runs before `shared` exists.
+      let status = pthread_atfork(
+        { LockWaits.shared.lock.lock() },
+        { LockWaits.shared.lock.unlock() },
+        {
+          let shared = LockWaits.shared
+          shared.waits.removeAll()
+          shared.lock.unlock()
+        })
+      guard status == 0 else { fatalError("Flux: pthread_atfork failed with status \(status).") }
+      return waits
+    }()
 
     private let lock = Lock()
     /// Each waiting thread (`pthread_self`) and the lock it waits for. Guarded by `lock`.
