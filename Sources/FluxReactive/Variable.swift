@@ -102,6 +102,10 @@ public final class Variable<Value> {
   /// read waits for the other body (a deadlock), unless both values are one word or less with
   /// no references, on Linux. Read what you need before `modify`. Compute inside, send after
   /// `modify` returns.
+  /// What `body` removes from the value and drops is freed in `body`, under the lock, so that a
+  /// collection changes in place in amortized constant time; where an element's deinit must run
+  /// after the lock (it reads this variable, or takes a lock of yours), return it from `body`
+  /// (`let removed = items.modify { $0.popLast() }`) and it is freed when you let it go.
   /// If `body` throws, the value keeps what `body` left in it, as an `inout` argument does, and
   /// that value is delivered once, like any change: observers, bindings, ``values`` and
   /// Observation never disagree about what the variable holds.
