@@ -181,4 +181,16 @@ struct SwiftLiteralTests {
       #expect(throws: SwiftExpression.Failure.self, "\(hostile)") { try SwiftExpression.parse(hostile) }
     }
   }
+
+  @Test("a function of a module, an initializer the log does not name, or a forbidden type inside a path is refused")
+  func moduleFunctionsAndImplicitInitializersRefused() {
+    for hostile in [
+      #".put(quantity: Int(Foundation.system("touch /tmp/x")), name: "a")"#, #"Int(Glibc.system("id"))"#,
+      "Foundation.exit(1)", #"Swift.print("x")"#, "Swift.Int(1)", #"Foundation.Process()"#,
+      #"Foundation.FileManager.default"#, "Outer.Process.make()", #".add(title: .init(repeating: "a", count: 9))"#,
+      ".init()", "Item.init(id: 1)", "[Item.self]", "FluxTesting.StoreTester.make()",
+    ] {
+      #expect(throws: SwiftExpression.Failure.self, "\(hostile)") { try SwiftExpression.parse(hostile) }
+    }
+  }
 }

@@ -64,6 +64,29 @@ indirect enum SwiftExpression: Equatable {
     "JSONSerialization", "XMLParser", "NSData", "NSString", "NSURL", "NSArray", "NSDictionary",
   ]
 
+  /// Modules whose names a log may not write before a type or a member: `Foundation.system(…)`
+  /// is a call of a C function, not a value. ``SwiftLiteral`` writes types without their module.
+  static let moduleNames: Set<String> = [
+    "Swift", "Foundation", "FoundationEssentials", "FoundationInternationalization", "FoundationNetworking",
+    "FoundationXML", "CoreFoundation", "Glibc", "SwiftGlibc", "Musl", "Darwin", "WinSDK", "Android", "Bionic",
+    "WASILibc", "SwiftShims", "Dispatch", "ObjectiveC", "Testing", "XCTest", "Synchronization", "Observation",
+    "Distributed", "RegexBuilder", "Cxx", "CxxStdlib", "System", "SystemPackage", "FluxCore", "FluxReactive",
+    "FluxTesting", "FluxDevtools",
+  ]
+
+  /// Why `type`, a type as a log names it (`Item`, `Outer.Inner`), may not be made from a log;
+  /// `nil` when it may: one of its parts is a forbidden type, or it begins with a module's name.
+  static func refusal(ofType type: String) -> String? {
+    let parts = type.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    if let first = parts.first, moduleNames.contains(first) {
+      return "\(type) names the module \(first): a log names its types without their module"
+    }
+    if let part = parts.first(where: { forbiddenTypes.contains($0) || $0.hasPrefix("NS") }) {
+      return "a \(part) is not made from a log"
+    }
+    return nil
+  }
+
   /// Whether a Foundation initializer is used, so that the test imports Foundation.
   var needsFoundation: Bool {
     switch self {
@@ -127,6 +150,7 @@ extension SwiftExpression {
         position += 1
         let name = try identifier()
         if ["infinity", "nan"].contains(name) { return .literal("." + name) }
+        try check(member: name)
         return .member(type: nil, name: name, arguments: try arguments(depth: depth))
       case "[":
         return try collection(depth: depth)
@@ -149,6 +173,7 @@ extension SwiftExpression {
       if parts.count > 1, last.first?.isLowercase == true {
         let type = parts.dropLast().joined(separator: ".")
         try check(type: type)
+        try check(member: last)
         return .member(type: type, name: last, arguments: try arguments(depth: depth))
       }
       let type = parts.joined(separator: ".")
@@ -167,9 +192,13 @@ extension SwiftExpression {
 
     private func check(type: String) throws(Failure) {
       guard let first = type.first, first.isUppercase else { throw failure("\(type) is not a type") }
-      if SwiftExpression.forbiddenTypes.contains(type) || type.hasPrefix("NS") {
-        throw failure("a \(type) is not made from a log")
-      }
+      if let refusal = SwiftExpression.refusal(ofType: type) { throw failure(refusal) }
+    }
+
+    /// A case is named as itself: `.init(…)` calls an initializer of a type the log does not name
+    /// (`.init(repeating: "a", count: …)` of a `String`), and `.self` is not a value.
+    private func check(member name: String) throws(Failure) {
+      if name == "init" || name == "self" { throw failure(".\(name) is not a case a log writes") }
     }
 
     /// `(…)` after a name, if there is one.
