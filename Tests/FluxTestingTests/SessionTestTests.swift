@@ -270,8 +270,14 @@ struct SessionTestTests {
       (Self.line(swift: #".put(quantity: 1, name: .init(repeating: "a", count: 9))"#), "is not a case a log writes"),
       (Self.line(swift: ".empty", stateType: "Foundation.FileManager"), "is not made from a log"),
       (Self.line(swift: ".empty", stateType: "App.Outer.Process"), "is not made from a log"),
-      (cancelled.replacingOccurrences(of: "{\"action", with: #"{"cancelledBy":"Foundation.Process","action"#), "does not make"),
-      (cancelled.replacingOccurrences(of: "{\"action", with: #"{"cancelledBy":"Box<URLSession>","action"#), "does not make"),
+      (
+        cancelled.replacingOccurrences(of: "{\"action", with: #"{"cancelledBy":"Foundation.Process","action"#),
+        "does not make"
+      ),
+      (
+        cancelled.replacingOccurrences(of: "{\"action", with: #"{"cancelledBy":"Box<URLSession>","action"#),
+        "does not make"
+      ),
     ] {
       let error = #expect(throws: SessionTestError.self, "\(line)") {
         try SessionTest(Recording(jsonLines: line), source: "s.jsonl")

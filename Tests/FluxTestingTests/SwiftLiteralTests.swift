@@ -182,6 +182,21 @@ struct SwiftLiteralTests {
     }
   }
 
+  @Test(
+    "a standard type's static member or initializer, or a number no Swift integer or finite Double holds, is refused")
+  func standardMembersAndUnboundedNumbersRefused() {
+    for hostile in [
+      ".flag(Bool.random())", "Int.random()", "Int(1)", "Int(Int32.max)", "Double.pi", "UUID.init()", "Date.now",
+      "URL.homeDirectory", "Data.init()", "Character.init(\"a\")", "Substring(\"a\")",
+      "18446744073709551616", "-9223372036854775809", String(repeating: "9", count: 100_000), "1e99999", "-1e400",
+    ] {
+      #expect(throws: SwiftExpression.Failure.self, "\(hostile)") { try SwiftExpression.parse(hostile) }
+    }
+    for bound in ["18446744073709551615", "-9223372036854775808", "1.7976931348623157e+308", "5e-324", "007", "-0.0"] {
+      #expect(throws: Never.self, "\(bound)") { try SwiftExpression.parse(bound) }
+    }
+  }
+
   @Test("a function of a module, an initializer the log does not name, or a forbidden type inside a path is refused")
   func moduleFunctionsAndImplicitInitializersRefused() {
     for hostile in [

@@ -74,6 +74,16 @@ indirect enum SwiftExpression: Equatable {
     "FluxTesting", "FluxDevtools",
   ]
 
+  /// Standard types whose values ``SwiftLiteral`` writes as literals (and `UUID`, `Date`, `URL`
+  /// and `Data` as their one initializer each): a log names them for nothing else, and their
+  /// static members and other initializers make what a log did not record (`Bool.random()`,
+  /// `Date.now`, `Int(…)` of a call).
+  static let literalTypes: Set<String> = [
+    "Bool", "Int", "Int8", "Int16", "Int32", "Int64", "Int128", "UInt", "UInt8", "UInt16", "UInt32", "UInt64",
+    "UInt128", "Double", "Float", "Float16", "Float80", "CGFloat", "Decimal", "Character", "Substring", "Unicode",
+    "StaticString", "UUID", "Date", "URL", "Data",
+  ]
+
   /// Why `type`, a type as a log names it (`Item`, `Outer.Inner`), may not be made from a log;
   /// `nil` when it may: one of its parts is a forbidden type, or it begins with a module's name.
   static func refusal(ofType type: String) -> String? {
@@ -173,6 +183,9 @@ extension SwiftExpression {
       if parts.count > 1, last.first?.isLowercase == true {
         let type = parts.dropLast().joined(separator: ".")
         try check(type: type)
+        if SwiftExpression.literalTypes.contains(parts[0]) {
+          throw failure("\(type).\(last) is not a value a log writes")
+        }
         try check(member: last)
         return .member(type: type, name: last, arguments: try arguments(depth: depth))
       }
@@ -186,6 +199,8 @@ extension SwiftExpression {
         else { throw failure("\(type) is made only as SwiftLiteral writes it") }
       } else if isForced {
         throw failure("\(type)(…)! is not a value a log writes")
+      } else if SwiftExpression.literalTypes.contains(parts[0]) {
+        throw failure("\(type)(…) is not a value a log writes: it writes a literal")
       }
       return .initializer(type: type, arguments: arguments, isForced: isForced)
     }
@@ -291,7 +306,13 @@ extension SwiftExpression {
         if next == "+" || next == "-" { position += 1 }
         guard digits() > 0 else { throw failure("expected the digits of an exponent") }
       }
-      return String(String.UnicodeScalarView(scalars[start..<position]))
+      let text = String(String.UnicodeScalarView(scalars[start..<position]))
+      // Bounded as what a log writes: a 64-bit integer, or a finite `Double`.
+      let isWhole = !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+      let isBounded =
+        isWhole ? (Int64(text) != nil || UInt64(text) != nil) : Double(text).map { $0.isFinite } ?? false
+      guard isBounded else { throw failure("\(text.prefix(40)) is not a number a log writes") }
+      return text
     }
 
     /// A string literal with the escapes ``SwiftLiteral/string(_:)`` writes: its characters.
