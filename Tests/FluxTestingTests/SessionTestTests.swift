@@ -343,6 +343,22 @@ struct SessionTestTests {
     #expect(error?.message.contains("out of the order") == true)
   }
 
+  @Test(
+    "a suite name the file would read as another type (its state, a middleware, a value's type, Self) gives no test")
+  func suiteNameThatShadowsRefused() throws {
+    let recording = try Recording(jsonLines: Self.session)
+    for name in [
+      "Self", "Any", "Testing", "StoreTester", "AnyMiddleware", "BasketState", "BasketItem", "NoEmptyPuts",
+      "Foundation",
+    ] {
+      let error = #expect(throws: SessionTestError.self, "\(name)") {
+        try SessionTest(recording, source: "s", name: name)
+      }
+      #expect(error?.message.contains("\(name) is not a name for a test suite") == true, "\(name)")
+    }
+    #expect(throws: Never.self) { try SessionTest(recording, source: "s", name: "BasketStateTests") }
+  }
+
   @Test("a last line cut short is left out, and the file says so")
   func cutShortLastLine() throws {
     let text = Self.session.trimmingCharacters(in: .newlines) + "\n{\"action\":{\"put\":{\"na"

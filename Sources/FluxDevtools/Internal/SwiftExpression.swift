@@ -97,6 +97,23 @@ indirect enum SwiftExpression: Equatable {
     return nil
   }
 
+  /// The first part of each type it names (`Outer` of `Outer.Inner(…)`): what a declaration of
+  /// the same name around it would hide.
+  var typeNames: Set<String> {
+    func first(_ type: String) -> String { String(type.prefix { $0 != "." }) }
+    switch self {
+    case .literal: return []
+    case .member(let type, _, let arguments):
+      return (arguments ?? []).reduce(into: Set(type.map { [first($0)] } ?? [])) { $0.formUnion($1.value.typeNames) }
+    case .initializer(let type, let arguments, _):
+      return arguments.reduce(into: [first(type)]) { $0.formUnion($1.value.typeNames) }
+    case .array(let elements): return elements.reduce(into: []) { $0.formUnion($1.typeNames) }
+    case .dictionary(let pairs):
+      return pairs.reduce(into: []) { $0.formUnion($1.key.typeNames.union($1.value.typeNames)) }
+    case .tuple(let elements): return elements.reduce(into: []) { $0.formUnion($1.value.typeNames) }
+    }
+  }
+
   /// Whether a Foundation initializer is used, so that the test imports Foundation.
   var needsFoundation: Bool {
     switch self {
