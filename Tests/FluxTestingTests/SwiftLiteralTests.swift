@@ -197,6 +197,15 @@ struct SwiftLiteralTests {
     }
   }
 
+  @Test(
+    "a type's path is of type names only: a static property in it, whose value a method is then called on, is refused")
+  func typePathOfTypesOnly() {
+    for hostile in ["Item.shared.Reset()", "Outer.current.Inner.make(1)", ".add(Outer.inner.Thing(1))"] {
+      #expect(throws: SwiftExpression.Failure.self, "\(hostile)") { try SwiftExpression.parse(hostile) }
+    }
+    #expect(throws: Never.self) { try SwiftExpression.parse(".add(Outer.Inner.Thing.case(1), Outer.Inner(x: 1))") }
+  }
+
   @Test("a function of a module, an initializer the log does not name, or a forbidden type inside a path is refused")
   func moduleFunctionsAndImplicitInitializersRefused() {
     for hostile in [

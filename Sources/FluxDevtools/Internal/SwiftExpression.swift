@@ -223,7 +223,10 @@ extension SwiftExpression {
     }
 
     private func check(type: String) throws(Failure) {
-      guard let first = type.first, first.isUppercase else { throw failure("\(type) is not a type") }
+      // Every part a type's: a lowercase one is a static property, `Item.shared.Reset()` a call on its value.
+      guard type.split(separator: ".").allSatisfy({ $0.first?.isUppercase == true }) else {
+        throw failure("\(type) is not a type")
+      }
       if let refusal = SwiftExpression.refusal(ofType: type) { throw failure(refusal) }
     }
 
