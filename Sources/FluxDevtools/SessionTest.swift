@@ -84,10 +84,12 @@ public struct SessionTest: Sendable {
   ///   - recording: The session.
   ///   - source: Where the session comes from, for the file's comment: the log's path, or the
   ///     app of a live session.
-  ///   - name: The name of the test suite: a Swift type name, usually the file's.
+  ///   - name: The name of the test suite: a Swift type name, usually the file's, and not the
+  ///     name of a type or module the test names (its state type, a middleware, `StoreTester`…),
+  ///     which the suite would hide.
   ///   - stateChecks: Which states to check; after every action by default.
   /// - Throws: A ``SessionTestError`` with every problem when no store can be tested (or the name
-  ///   is not a type name, or the log has no action).
+  ///   is not a type name or hides one the test names, or the log has no action).
   public init(
     _ recording: Recording, source: String, name: String = "SessionTests",
     stateChecks: StateChecks = .afterEveryAction
@@ -127,6 +129,23 @@ public struct SessionTest: Sendable {
     guard !plans.isEmpty else {
       throw SessionTestError(problems: problems, message: "no store of the session can be tested")
     }
+    // The suite's name hides any type of that name in the file: `StoreTester<TodoListState>` in a
+    // suite `TodoListState` names the suite.
+    var named = Self.namesTheFileUses
+    for plan in plans {
+      named.insert(plan.module)
+      named.insert(String(plan.stateType.prefix { $0 != "." }))
+      for middleware in plan.middlewares {
+        named.insert(String(middleware.prefix { $0.isLetter || $0.isNumber || $0 == "_" }))
+      }
+      for step in plan.steps { named.formUnion(step.action.typeNames) }
+    }
+    guard !named.contains(name) else {
+      throw SessionTestError(
+        problems: [],
+        message:
+          "\(name) is not a name for a test suite: the test names a type or a module \(name), which it would hide")
+    }
     let session = SessionFile.Session(
       source: source, name: name, from: first.time, to: last.time, actions: recording.entries.count,
       stores: labels.count, cutShortLine: recording.cutShortLine, checks: stateChecks)
@@ -137,6 +156,13 @@ public struct SessionTest: Sendable {
 }
 
 extension SessionTest {
+  /// The names every test file uses, besides those of the session's types: a suite of one of
+  /// these names would hide it, or is not a name a struct can have.
+  static let namesTheFileUses: Set<String> = [
+    "Self", "Any", "Type", "Protocol", "Swift", "Testing", "Test", "Suite", "FluxTesting", "Foundation", "StoreTester",
+    "AnyMiddleware",
+  ]
+
   /// Where the `sequence` of the log's lines jumps, or starts past 1: actions missing from it (a
   /// live session whose app could not send some lines, a log of a session's last actions).
   static func gaps(in recording: Recording) -> [StorePlan.Gap] {

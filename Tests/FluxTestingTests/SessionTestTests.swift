@@ -3,6 +3,8 @@ import FluxTesting
 import Foundation
 import Testing
 
+@testable import FluxDevtools
+
 @Suite("SessionTest: a recorded session becomes a test")
 struct SessionTestTests {
   /// A session of two baskets, written as a log with every field does: a cancel, a hold, a global
@@ -259,6 +261,63 @@ struct SessionTestTests {
     }
   }
 
+  @Test("a module's function, a forbidden state type or middleware from the log gives no test of the store")
+  func modulesAndForbiddenTypesRefused() throws {
+    let cancelled = Self.line(swift: ".empty").replacingOccurrences(
+      of: #""outcome":"committed""#, with: #""outcome":"cancelled""#)
+    for (line, expected) in [
+      (Self.line(swift: #".put(quantity: Int(Foundation.system("touch /tmp/x")), name: "a")"#), "names the module"),
+      (Self.line(swift: #".put(quantity: 1, name: .init(repeating: "a", count: 9))"#), "is not a case a log writes"),
+      (Self.line(swift: ".empty", stateType: "Foundation.FileManager"), "is not made from a log"),
+      (Self.line(swift: ".empty", stateType: "App.Outer.Process"), "is not made from a log"),
+      (
+        cancelled.replacingOccurrences(of: "{\"action", with: #"{"cancelledBy":"Foundation.Process","action"#),
+        "does not make"
+      ),
+      (
+        cancelled.replacingOccurrences(of: "{\"action", with: #"{"cancelledBy":"Box<URLSession>","action"#),
+        "does not make"
+      ),
+    ] {
+      let error = #expect(throws: SessionTestError.self, "\(line)") {
+        try SessionTest(Recording(jsonLines: line), source: "s.jsonl")
+      }
+      #expect(error?.problems.first?.message.contains(expected) == true, "\(line): \(String(describing: error))")
+    }
+  }
+
+  @Test("a file from a log of hostile text parses as Swift, with no declaration but the suite and its tests")
+  func hostileTextParses() throws {
+    let texts = [
+      "\"); exit(1); _ = (\"", "\\(exit(1))", "\"\"\"\nexit(1)\n\"\"\"", "\"#)\nexit(1)//", "*/ exit(1) /*",
+      "// x\nfunc f() {}", "a\u{2028}exit(1)\u{2029}b", "\u{202E}\u{2066}x\u{2069}", "nul\u{0}x", "\r\nfunc g() {}",
+      "#if true\nexit(1)\n#endif", "@main struct M {}", String(repeating: "\\", count: 301),
+    ]
+    var lines = ""
+    for (index, text) in texts.enumerated() {
+      let swift = ".put(quantity: \(index), name: " + SwiftLiteral.string(text) + ")"
+      lines += Self.line(swift: swift).replacingOccurrences(of: #""store":"s""#, with: #""store":"s\#(index)\u2028}""#)
+    }
+    let test = try SessionTest(Recording(jsonLines: lines), source: "log */\n}\u{2028}func y() {}\u{0}")
+    #expect(test.stores.count == texts.count)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("session-parse-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("SessionTests.swift")
+    try test.text.write(to: file, atomically: true, encoding: .utf8)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["swiftc", "-parse", file.path]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "swiftc -parse failed on:\n\(test.text)")
+    let declarations = test.text.split(separator: "\n").filter {
+      let code = $0.drop { $0 == " " }
+      return ["func ", "struct ", "#", "@main", "exit("].contains { code.hasPrefix($0) }
+    }
+    #expect(declarations.count == texts.count + 1, "\(declarations)")
+  }
+
   @Test("text from the log in a comment or a name cannot end it: every line break and invisible character escaped")
   func commentsAndNamesHoldTheirText() throws {
     let label = "a\n}\nfunc x() { exit(1) }\u{202E}"
@@ -282,6 +341,22 @@ struct SessionTestTests {
     let reordered = Self.session.split(separator: "\n").reversed().joined(separator: "\n")
     let error = #expect(throws: SessionTestError.self) { try SessionTest(Recording(jsonLines: reordered), source: "s") }
     #expect(error?.message.contains("out of the order") == true)
+  }
+
+  @Test(
+    "a suite name the file would read as another type (its state, a middleware, a value's type, Self) gives no test")
+  func suiteNameThatShadowsRefused() throws {
+    let recording = try Recording(jsonLines: Self.session)
+    for name in [
+      "Self", "Any", "Testing", "StoreTester", "AnyMiddleware", "BasketState", "BasketItem", "NoEmptyPuts",
+      "Foundation",
+    ] {
+      let error = #expect(throws: SessionTestError.self, "\(name)") {
+        try SessionTest(recording, source: "s", name: name)
+      }
+      #expect(error?.message.contains("\(name) is not a name for a test suite") == true, "\(name)")
+    }
+    #expect(throws: Never.self) { try SessionTest(recording, source: "s", name: "BasketStateTests") }
   }
 
   @Test("a last line cut short is left out, and the file says so")

@@ -181,4 +181,40 @@ struct SwiftLiteralTests {
       #expect(throws: SwiftExpression.Failure.self, "\(hostile)") { try SwiftExpression.parse(hostile) }
     }
   }
+
+  @Test(
+    "a standard type's static member or initializer, or a number no Swift integer or finite Double holds, is refused")
+  func standardMembersAndUnboundedNumbersRefused() {
+    for hostile in [
+      ".flag(Bool.random())", "Int.random()", "Int(1)", "Int(Int32.max)", "Double.pi", "UUID.init()", "Date.now",
+      "URL.homeDirectory", "Data.init()", "Character.init(\"a\")", "Substring(\"a\")",
+      "18446744073709551616", "-9223372036854775809", String(repeating: "9", count: 100_000), "1e99999", "-1e400",
+    ] {
+      #expect(throws: SwiftExpression.Failure.self, "\(hostile)") { try SwiftExpression.parse(hostile) }
+    }
+    for bound in ["18446744073709551615", "-9223372036854775808", "1.7976931348623157e+308", "5e-324", "007", "-0.0"] {
+      #expect(throws: Never.self, "\(bound)") { try SwiftExpression.parse(bound) }
+    }
+  }
+
+  @Test(
+    "a type's path is of type names only: a static property in it, whose value a method is then called on, is refused")
+  func typePathOfTypesOnly() {
+    for hostile in ["Item.shared.Reset()", "Outer.current.Inner.make(1)", ".add(Outer.inner.Thing(1))"] {
+      #expect(throws: SwiftExpression.Failure.self, "\(hostile)") { try SwiftExpression.parse(hostile) }
+    }
+    #expect(throws: Never.self) { try SwiftExpression.parse(".add(Outer.Inner.Thing.case(1), Outer.Inner(x: 1))") }
+  }
+
+  @Test("a function of a module, an initializer the log does not name, or a forbidden type inside a path is refused")
+  func moduleFunctionsAndImplicitInitializersRefused() {
+    for hostile in [
+      #".put(quantity: Int(Foundation.system("touch /tmp/x")), name: "a")"#, #"Int(Glibc.system("id"))"#,
+      "Foundation.exit(1)", #"Swift.print("x")"#, "Swift.Int(1)", #"Foundation.Process()"#,
+      #"Foundation.FileManager.default"#, "Outer.Process.make()", #".add(title: .init(repeating: "a", count: 9))"#,
+      ".init()", "Item.init(id: 1)", "[Item.self]", "FluxTesting.StoreTester.make()",
+    ] {
+      #expect(throws: SwiftExpression.Failure.self, "\(hostile)") { try SwiftExpression.parse(hostile) }
+    }
+  }
 }

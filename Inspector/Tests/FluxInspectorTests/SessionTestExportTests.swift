@@ -97,6 +97,30 @@ struct SessionTestExportTests {
     #expect(try String(contentsOfFile: log, encoding: .utf8) == Session.text)
   }
 
+  @Test("the log is never the test it writes, however its path is spelled; a link is replaced, not written through")
+  func logUnderAnySpelling() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("SessionTests.swift", Session.text)
+    let folder = scratch.url.path
+    try FileManager.default.createSymbolicLink(atPath: scratch.path("via"), withDestinationPath: folder)
+    for spelling in [
+      log, folder + "/./SessionTests.swift", folder + "//SessionTests.swift", folder + "/via/SessionTests.swift",
+    ] {
+      let run = try await runInspector([spelling, "--swift-test", spelling, "--force"])
+      #expect(run.status == 1, "\(spelling)")
+      #expect(run.error.contains("it is the log"), "\(spelling): \(run.error)")
+      #expect(try String(contentsOfFile: log, encoding: .utf8) == Session.text)
+    }
+    // A link to a test elsewhere: the link is replaced by the new test; what it pointed to stays.
+    let elsewhere = try scratch.write("Elsewhere.swift", SessionTest.marker + ": old\n")
+    try FileManager.default.createSymbolicLink(atPath: scratch.path("Linked.swift"), withDestinationPath: elsewhere)
+    let other = try scratch.write("other.jsonl", Session.text)
+    #expect(try await runInspector([other, "--swift-test", scratch.path("Linked.swift")]).status == 0)
+    #expect(try String(contentsOfFile: elsewhere, encoding: .utf8) == SessionTest.marker + ": old\n")
+    let linked = try FileManager.default.attributesOfItem(atPath: scratch.path("Linked.swift"))
+    #expect(linked[.type] as? FileAttributeType == .typeRegular)
+  }
+
   @Test("a file flux-inspector did not write is replaced only with --force; a folder or a bad name never")
   func replacesOnlyItsOwn() async throws {
     let scratch = try Scratch()

@@ -64,7 +64,11 @@ struct StorePlan {
       )
     } else if let type = types.first {
       if let name = SwiftLiteral.swiftName(type), !type.contains("<"), let module = SwiftLiteral.module(ofName: type) {
-        typeName = (name, module)
+        if let refusal = SwiftExpression.refusal(ofType: name) {
+          problem(nil, "its state type, \(type), is not made from a log (\(refusal))")
+        } else {
+          typeName = (name, module)
+        }
       } else {
         problem(
           nil, "its state type, \(type), cannot be named in a test (it is generic, private, or declared in a function)")
@@ -128,7 +132,9 @@ struct StorePlan {
 
       if entry.outcome == .cancelled {
         if let middleware = entry.cancelledBy {
-          if isTypeName(middleware) {
+          if let refusal = refusal(ofMiddleware: middleware) {
+            problem(entry.line, "it was cancelled by \(middleware), which a test does not make (\(refusal))")
+          } else if isTypeName(middleware) {
             if !middlewares.contains(middleware) { middlewares.append(middleware) }
             notes.append("Cancelled by \(middleware).")
           } else {
@@ -183,6 +189,14 @@ struct StorePlan {
   static func isTypeName(_ name: String) -> Bool {
     var rest = Substring(name)
     return typeName(&rest, depth: 0) && rest.isEmpty
+  }
+
+  /// Why the test may not make the middleware `name` (`Name`, `Outer.Name<Argument>`), which it
+  /// makes with `init()`: a part of it, or of a generic argument, is refused as a type a log names
+  /// (``SwiftExpression/refusal(ofType:)``).
+  static func refusal(ofMiddleware name: String) -> String? {
+    let types = name.split { $0 == "<" || $0 == ">" || $0 == "," || $0 == " " }
+    return types.lazy.compactMap { SwiftExpression.refusal(ofType: String($0)) }.first
   }
 
   private static func typeName(_ rest: inout Substring, depth: Int) -> Bool {

@@ -64,6 +64,56 @@ indirect enum SwiftExpression: Equatable {
     "JSONSerialization", "XMLParser", "NSData", "NSString", "NSURL", "NSArray", "NSDictionary",
   ]
 
+  /// Modules whose names a log may not write before a type or a member: `Foundation.system(…)`
+  /// is a call of a C function, not a value. ``SwiftLiteral`` writes types without their module.
+  static let moduleNames: Set<String> = [
+    "Swift", "Foundation", "FoundationEssentials", "FoundationInternationalization", "FoundationNetworking",
+    "FoundationXML", "CoreFoundation", "Glibc", "SwiftGlibc", "Musl", "Darwin", "WinSDK", "Android", "Bionic",
+    "WASILibc", "SwiftShims", "Dispatch", "ObjectiveC", "Testing", "XCTest", "Synchronization", "Observation",
+    "Distributed", "RegexBuilder", "Cxx", "CxxStdlib", "System", "SystemPackage", "FluxCore", "FluxReactive",
+    "FluxTesting", "FluxDevtools",
+  ]
+
+  /// Standard types whose values ``SwiftLiteral`` writes as literals (and `UUID`, `Date`, `URL`
+  /// and `Data` as their one initializer each): a log names them for nothing else, and their
+  /// static members and other initializers make what a log did not record (`Bool.random()`,
+  /// `Date.now`, `Int(…)` of a call).
+  static let literalTypes: Set<String> = [
+    "Bool", "Int", "Int8", "Int16", "Int32", "Int64", "Int128", "UInt", "UInt8", "UInt16", "UInt32", "UInt64",
+    "UInt128", "Double", "Float", "Float16", "Float80", "CGFloat", "Decimal", "Character", "Substring", "Unicode",
+    "StaticString", "UUID", "Date", "URL", "Data",
+  ]
+
+  /// Why `type`, a type as a log names it (`Item`, `Outer.Inner`), may not be made from a log;
+  /// `nil` when it may: one of its parts is a forbidden type, or it begins with a module's name.
+  static func refusal(ofType type: String) -> String? {
+    let parts = type.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    if let first = parts.first, moduleNames.contains(first) {
+      return "\(type) names the module \(first): a log names its types without their module"
+    }
+    if let part = parts.first(where: { forbiddenTypes.contains($0) || $0.hasPrefix("NS") }) {
+      return "a \(part) is not made from a log"
+    }
+    return nil
+  }
+
+  /// The first part of each type it names (`Outer` of `Outer.Inner(…)`): what a declaration of
+  /// the same name around it would hide.
+  var typeNames: Set<String> {
+    func first(_ type: String) -> String { String(type.prefix { $0 != "." }) }
+    switch self {
+    case .literal: return []
+    case .member(let type, _, let arguments):
+      return (arguments ?? []).reduce(into: Set(type.map { [first($0)] } ?? [])) { $0.formUnion($1.value.typeNames) }
+    case .initializer(let type, let arguments, _):
+      return arguments.reduce(into: [first(type)]) { $0.formUnion($1.value.typeNames) }
+    case .array(let elements): return elements.reduce(into: []) { $0.formUnion($1.typeNames) }
+    case .dictionary(let pairs):
+      return pairs.reduce(into: []) { $0.formUnion($1.key.typeNames.union($1.value.typeNames)) }
+    case .tuple(let elements): return elements.reduce(into: []) { $0.formUnion($1.value.typeNames) }
+    }
+  }
+
   /// Whether a Foundation initializer is used, so that the test imports Foundation.
   var needsFoundation: Bool {
     switch self {
@@ -127,6 +177,7 @@ extension SwiftExpression {
         position += 1
         let name = try identifier()
         if ["infinity", "nan"].contains(name) { return .literal("." + name) }
+        try check(member: name)
         return .member(type: nil, name: name, arguments: try arguments(depth: depth))
       case "[":
         return try collection(depth: depth)
@@ -149,6 +200,10 @@ extension SwiftExpression {
       if parts.count > 1, last.first?.isLowercase == true {
         let type = parts.dropLast().joined(separator: ".")
         try check(type: type)
+        if SwiftExpression.literalTypes.contains(parts[0]) {
+          throw failure("\(type).\(last) is not a value a log writes")
+        }
+        try check(member: last)
         return .member(type: type, name: last, arguments: try arguments(depth: depth))
       }
       let type = parts.joined(separator: ".")
@@ -161,15 +216,24 @@ extension SwiftExpression {
         else { throw failure("\(type) is made only as SwiftLiteral writes it") }
       } else if isForced {
         throw failure("\(type)(…)! is not a value a log writes")
+      } else if SwiftExpression.literalTypes.contains(parts[0]) {
+        throw failure("\(type)(…) is not a value a log writes: it writes a literal")
       }
       return .initializer(type: type, arguments: arguments, isForced: isForced)
     }
 
     private func check(type: String) throws(Failure) {
-      guard let first = type.first, first.isUppercase else { throw failure("\(type) is not a type") }
-      if SwiftExpression.forbiddenTypes.contains(type) || type.hasPrefix("NS") {
-        throw failure("a \(type) is not made from a log")
+      // Every part a type's: a lowercase one is a static property, `Item.shared.Reset()` a call on its value.
+      guard type.split(separator: ".").allSatisfy({ $0.first?.isUppercase == true }) else {
+        throw failure("\(type) is not a type")
       }
+      if let refusal = SwiftExpression.refusal(ofType: type) { throw failure(refusal) }
+    }
+
+    /// A case is named as itself: `.init(…)` calls an initializer of a type the log does not name
+    /// (`.init(repeating: "a", count: …)` of a `String`), and `.self` is not a value.
+    private func check(member name: String) throws(Failure) {
+      if name == "init" || name == "self" { throw failure(".\(name) is not a case a log writes") }
     }
 
     /// `(…)` after a name, if there is one.
@@ -262,7 +326,13 @@ extension SwiftExpression {
         if next == "+" || next == "-" { position += 1 }
         guard digits() > 0 else { throw failure("expected the digits of an exponent") }
       }
-      return String(String.UnicodeScalarView(scalars[start..<position]))
+      let text = String(String.UnicodeScalarView(scalars[start..<position]))
+      // Bounded as what a log writes: a 64-bit integer, or a finite `Double`.
+      let isWhole = !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+      let isBounded =
+        isWhole ? (Int64(text) != nil || UInt64(text) != nil) : Double(text).map { $0.isFinite } ?? false
+      guard isBounded else { throw failure("\(text.prefix(40)) is not a number a log writes") }
+      return text
     }
 
     /// A string literal with the escapes ``SwiftLiteral/string(_:)`` writes: its characters.
