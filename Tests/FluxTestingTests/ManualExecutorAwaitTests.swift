@@ -192,19 +192,31 @@ private final class FreesItsStore: Middleware, @unchecked Sendable {
 }
 
 /// Breaks a wait that would never end: runs the manual executors it watches from another thread
-/// once two minutes have passed without the test stopping it, and says so. Not a measure of
-/// speed: a whole suite on a loaded machine keeps a test waiting for a thread for some seconds,
-/// never minutes; a wait that needs the watchdog to end fails its test rather than hang it.
+/// once two minutes have passed since it began or was last given an executor, without the test
+/// stopping it, and says so. Not a measure of speed: a round of a test on a loaded machine may
+/// wait seconds for a thread (20 rounds took 134 s under the thread sanitizer beside other
+/// builds), never minutes; a wait that needs the watchdog to end fails its test rather than
+/// hang it.
 final class Watchdog: @unchecked Sendable {
   // Guarded by `lock`.
   private let lock = NSLock()
   private var watched: [ManualExecutor] = []
   private var isStopped = false
   private var hasFired = false
+  /// When the watchdog starts running the executors: 120 s after it began or was last given an
+  /// executor to watch, so that a test of many rounds on a loaded machine (under the thread
+  /// sanitizer, beside other tests) is never taken for one that hangs.
+  private var deadline = DispatchTime.now() + .seconds(120)
 
   init(running manual: ManualExecutor? = nil) {
     if let manual { watched.append(manual) }
-    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(120)) { [self] in
+    Thread.detachNewThread { [self] in
+      while true {
+        let (stopped, due) = lock.withLock { (isStopped, DispatchTime.now() >= deadline) }
+        if stopped { return }
+        if due { break }
+        Thread.sleep(forTimeInterval: 0.1)
+      }
       while let executors = lock.withLock({ isStopped ? nil : watched }) {
         lock.withLock { hasFired = true }
         for manual in executors { manual.runAll() }
@@ -213,9 +225,12 @@ final class Watchdog: @unchecked Sendable {
     }
   }
 
-  /// Watches `manual` too.
+  /// Watches `manual` too, for 120 s from now.
   func watch(_ manual: ManualExecutor) {
-    lock.withLock { watched.append(manual) }
+    lock.withLock {
+      watched.append(manual)
+      deadline = .now() + .seconds(120)
+    }
   }
 
   /// Stops it; whether it had to run an executor.
