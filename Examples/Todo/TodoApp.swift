@@ -80,9 +80,15 @@ struct TodoApp {
     echo.prompts = isTerminal && !options.demo
     // With an inspector, standard input is read on a thread of its own: the main queue stays free
     // for the commits of its commands while the program waits for a line.
-    var input = inspector.map { _ in InputLines.start().makeAsyncIterator() }
+    // (Where `next(isolation:)` is missing, before macOS 15 and iOS 18, `readLine()` as before.)
+    var input: AsyncStream<String>.Iterator?
+    if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *), inspector != nil {
+      input = InputLines.start().makeAsyncIterator()
+    }
     func nextLine() async -> String? {
-      if input != nil { return await input?.next(isolation: #isolation) }
+      if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *), input != nil {
+        return await input?.next(isolation: #isolation)
+      }
       return readLine()
     }
     if ProcessInfo.processInfo.environment["TODO_KILL_BEFORE_RENAME"] != nil {
@@ -170,7 +176,9 @@ final class InspectorEcho {
 /// calls, would wait for it.
 enum InputLines {
   static func start() -> AsyncStream<String> {
-    let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+    var made: AsyncStream<String>.Continuation?
+    let lines = AsyncStream<String> { made = $0 }
+    guard let continuation = made else { preconditionFailure("AsyncStream gives its continuation at once") }
     let thread = Thread {
       var pending: [UInt8] = []
       var chunk = [UInt8](repeating: 0, count: 4096)
