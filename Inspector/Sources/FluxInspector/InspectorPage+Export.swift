@@ -2,13 +2,10 @@ import Foundation
 
 #if canImport(Glibc)
   import Glibc
-  private let systemWrite = Glibc.write
 #elseif canImport(Musl)
   import Musl
-  private let systemWrite = Musl.write
 #elseif canImport(Darwin)
   import Darwin
-  private let systemWrite = Darwin.write
 #endif
 
 extension InspectorPage {
@@ -49,7 +46,7 @@ extension InspectorPage {
     let page = selfContained(document: document)
     let aside = folder.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp").path
     do {
-      try write(Array(page.utf8), to: aside, permissions: permissions ?? log.permissions & 0o666)
+      try NewFile.write(Array(page.utf8), to: aside, permissions: mode_t(permissions ?? log.permissions & 0o666))
     } catch {
       unlink(aside)
       throw InspectorError("cannot write \(outputPath): \(error.message)")
@@ -109,31 +106,5 @@ extension InspectorPage {
   private static func isPage(_ start: [UInt8]) -> Bool {
     let text = String(decoding: start.prefix(64), as: UTF8.self).lowercased()
     return text.hasPrefix("<!doctype html") && Data(start).range(of: Data(dataElement.utf8)) != nil
-  }
-
-  /// Writes `bytes` to a new file at `path`, with `permissions`, and to the disk, or says why not.
-  private static func write(_ bytes: [UInt8], to path: String, permissions: Int) throws(InspectorError) {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else { throw InspectorError(LogFile.describe(errno)) }
-    // Exactly these permissions, whatever the process's umask takes away from new files.
-    guard fchmod(descriptor, mode_t(permissions)) == 0 else {
-      let cause = LogFile.describe(errno)
-      close(descriptor)
-      throw InspectorError(cause)
-    }
-    var done = 0
-    while done < bytes.count {
-      let result = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress! + done, bytes.count - done) }
-      if result < 0 && errno == EINTR { continue }
-      guard result > 0 else {
-        let cause = result < 0 ? LogFile.describe(errno) : "the disk took no more"
-        close(descriptor)
-        throw InspectorError(cause)
-      }
-      done += result
-    }
-    let synced = fsync(descriptor) == 0 ? nil : LogFile.describe(errno)
-    let closed = close(descriptor) == 0 ? nil : LogFile.describe(errno)
-    if let cause = synced ?? closed { throw InspectorError(cause) }
   }
 }

@@ -3,13 +3,10 @@ import Foundation
 
 #if canImport(Glibc)
   import Glibc
-  private let systemWrite = Glibc.write
 #elseif canImport(Musl)
   import Musl
-  private let systemWrite = Musl.write
 #elseif canImport(Darwin)
   import Darwin
-  private let systemWrite = Darwin.write
 #endif
 
 /// A log turned into a Swift Testing file (``SessionTest``): what `--swift-test FILE` writes, and
@@ -114,7 +111,7 @@ public enum SessionTestExport {
     let test = try test(logPath: logPath, name: name, stateChecks: stateChecks)
     let aside = folder.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp").path
     do {
-      try write(Array(test.text.utf8), to: aside, permissions: permissions)
+      try NewFile.write(Array(test.text.utf8), to: aside, permissions: permissions)
     } catch {
       unlink(aside)
       throw InspectorError("cannot write \(outputPath): \(error.message)")
@@ -184,31 +181,5 @@ public enum SessionTestExport {
           + "\"\(SessionTest.marker)\"); give another path, or --force to replace it")
     }
     return info.st_mode & 0o7777
-  }
-
-  /// Writes `bytes` to a new file at `path`, with `permissions`, and to the disk, or says why not.
-  private static func write(_ bytes: [UInt8], to path: String, permissions: mode_t) throws(InspectorError) {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else { throw InspectorError(LogFile.describe(errno)) }
-    // Exactly these permissions, whatever the process's umask takes away from new files.
-    guard fchmod(descriptor, permissions) == 0 else {
-      let cause = LogFile.describe(errno)
-      close(descriptor)
-      throw InspectorError(cause)
-    }
-    var done = 0
-    while done < bytes.count {
-      let result = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress! + done, bytes.count - done) }
-      if result < 0 && errno == EINTR { continue }
-      guard result > 0 else {
-        let cause = result < 0 ? LogFile.describe(errno) : "the disk took no more"
-        close(descriptor)
-        throw InspectorError(cause)
-      }
-      done += result
-    }
-    let synced = fsync(descriptor) == 0 ? nil : LogFile.describe(errno)
-    let closed = close(descriptor) == 0 ? nil : LogFile.describe(errno)
-    if let cause = synced ?? closed { throw InspectorError(cause) }
   }
 }
