@@ -138,46 +138,101 @@ import Testing
       }
     }
 
+    /// Installs a filter that refuses `membarrier` (EPERM), as a container's may; exits the
+    /// process (5–7) if it cannot. Call it in a child, before any thread waits for a lock, so that
+    /// the process never registers.
+    static func refuseTheBarrier() {
+      typealias Call = @convention(c) (CLong, CLong, CLong, UnsafeRawPointer?) -> CLong
+      guard let symbol = dlsym(nil, "syscall") else { exit(5) }
+      let call = unsafeBitCast(symbol, to: Call.self)
+      #if arch(x86_64)
+        let (membarrier, seccomp): (UInt32, CLong) = (324, 317)
+      #else
+        let (membarrier, seccomp): (UInt32, CLong) = (283, 277)
+      #endif
+      // struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }
+      let filter: [(UInt16, UInt8, UInt8, UInt32)] = [
+        (0x20, 0, 0, 0),  // load the call's number
+        (0x15, 0, 1, membarrier),  // membarrier?
+        (0x06, 0, 0, 0x0005_0000 | 1),  // refuse with EPERM
+        (0x06, 0, 0, 0x7fff_0000),  // allow the rest
+      ]
+      let instructions = UnsafeMutableRawPointer.allocate(byteCount: 8 * filter.count, alignment: 8)
+      for (index, (code, jt, jf, k)) in filter.enumerated() {
+        instructions.storeBytes(of: code, toByteOffset: index * 8, as: UInt16.self)
+        instructions.storeBytes(of: jt, toByteOffset: index * 8 + 2, as: UInt8.self)
+        instructions.storeBytes(of: jf, toByteOffset: index * 8 + 3, as: UInt8.self)
+        instructions.storeBytes(of: k, toByteOffset: index * 8 + 4, as: UInt32.self)
+      }
+      // struct sock_fprog { unsigned short len; struct sock_filter *filter; }
+      let program = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 8)
+      program.storeBytes(of: UInt16(filter.count), as: UInt16.self)
+      program.storeBytes(of: instructions, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
+      guard call(seccomp, 1, 0, program) == 0 else { exit(6) }  // SECCOMP_SET_MODE_FILTER
+      guard call(CLong(membarrier), 0, 0, nil) == -1 else { exit(7) }
+    }
+
     @Test(
-      "Where the kernel refuses the barrier, waiters look at the word again and again: exclusion, progress, nothing lost"
+      "Where the kernel refuses the barrier, waiters look at the word again: exclusion, progress, nothing lost"
     )
     func refusedBarrier() async {
       await #expect(processExitsWith: .success) {
-        // A filter that refuses `membarrier` (EPERM), as a container's may: set before any
-        // thread waits, so the process never registers.
-        typealias Call = @convention(c) (CLong, CLong, CLong, UnsafeRawPointer?) -> CLong
-        guard let symbol = dlsym(nil, "syscall") else { exit(5) }
-        let call = unsafeBitCast(symbol, to: Call.self)
-        #if arch(x86_64)
-          let (membarrier, seccomp): (UInt32, CLong) = (324, 317)
-        #else
-          let (membarrier, seccomp): (UInt32, CLong) = (283, 277)
-        #endif
-        // struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }
-        let filter: [(UInt16, UInt8, UInt8, UInt32)] = [
-          (0x20, 0, 0, 0),  // load the call's number
-          (0x15, 0, 1, membarrier),  // membarrier?
-          (0x06, 0, 0, 0x0005_0000 | 1),  // refuse with EPERM
-          (0x06, 0, 0, 0x7fff_0000),  // allow the rest
-        ]
-        let instructions = UnsafeMutableRawPointer.allocate(byteCount: 8 * filter.count, alignment: 8)
-        for (index, (code, jt, jf, k)) in filter.enumerated() {
-          instructions.storeBytes(of: code, toByteOffset: index * 8, as: UInt16.self)
-          instructions.storeBytes(of: jt, toByteOffset: index * 8 + 2, as: UInt8.self)
-          instructions.storeBytes(of: jf, toByteOffset: index * 8 + 3, as: UInt8.self)
-          instructions.storeBytes(of: k, toByteOffset: index * 8 + 4, as: UInt32.self)
-        }
-        // struct sock_fprog { unsigned short len; struct sock_filter *filter; }
-        let program = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 8)
-        program.storeBytes(of: UInt16(filter.count), as: UInt16.self)
-        program.storeBytes(of: instructions, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
-        guard call(seccomp, 1, 0, program) == 0 else { exit(6) }  // SECCOMP_SET_MODE_FILTER
-        guard call(CLong(membarrier), 0, 0, nil) == -1 else { exit(7) }
+        Self.refuseTheBarrier()
         RecursiveLock.wakeUpsAreChecked.store(true, ordering: .relaxed)
         let shared = Self.hammer(threads: 16, iterations: 3_000, signals: false, seed: 7)
         guard shared.lost.load(ordering: .relaxed) == 0, shared.mostInside == 1,
           shared.count == shared.progress.load(ordering: .relaxed)
         else { exit(1) }
+        exit(0)
+      }
+    }
+
+    @Test(
+      "Where the kernel refuses the barrier, threads that outnumber the cores and wait behind a long hold sleep about once each, not once per 50 µs"
+    )
+    func refusedBarrierWithoutConvoy() async {
+      await #expect(processExitsWith: .success) {
+        Self.refuseTheBarrier()
+        final class Takings: @unchecked Sendable {
+          let lock = RecursiveLock()
+          // Guarded by `lock`.
+          var count = 0
+          // Guarded by `lock`: the voluntary context switches of the threads, summed.
+          var sleeps = 0
+        }
+        let takings = Takings()
+        let threads = 8
+        let iterations = 2_000
+        let done = DispatchGroup()
+        for _ in 0..<threads {
+          done.enter()
+          Thread {
+            var usage = rusage()
+            getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD
+            let before = usage.ru_nvcsw
+            for iteration in 0..<iterations {
+              takings.lock.lock()
+              takings.count += 1
+              // A hold of 1 ms now and then: seven threads wait behind it. Woken when it ends,
+              // each sleeps once; polling every 50 µs, each would sleep twenty times.
+              if iteration % 100 == 0 { usleep(1_000) }
+              takings.lock.unlock()
+            }
+            getrusage(__rusage_who_t(1), &usage)
+            takings.lock.lock()
+            takings.sleeps += usage.ru_nvcsw - before
+            takings.lock.unlock()
+            done.leave()
+          }.start()
+        }
+        done.wait()
+        takings.lock.lock()
+        defer { takings.lock.unlock() }
+        guard takings.count == threads * iterations else { exit(1) }
+        guard takings.sleeps < threads * iterations / 4 else {
+          FileHandle.standardError.write(Data("\(takings.sleeps) sleeps in \(takings.count) takings\n".utf8))
+          exit(2)
+        }
         exit(0)
       }
     }

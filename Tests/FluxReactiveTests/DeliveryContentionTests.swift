@@ -85,6 +85,8 @@ struct DeliveryContentionTests {
       // The observer sometimes lets other threads run during its delivery, so that senders go
       // to sleep waiting for the delivery lock. A lock handed from sleeper to sleeper would make
       // nearly every send wait for a sleeping thread to be scheduled: a context switch per send.
+      // Fewer than one in two leaves room for a machine busy with other tests, whose holders are
+      // preempted more often (each preemption puts the waiting senders to sleep once).
       let sink = Sink<Int>()
       let delivered = Counter()
       let keep = sink.signal.observe { value in
@@ -102,7 +104,7 @@ struct DeliveryContentionTests {
       }
       #expect(delivered.value == threads * iterations)
       #expect(
-        sleeps.current < threads * iterations / 4,
+        sleeps.current < threads * iterations / 2,
         "\(sleeps.current) sleeps in \(threads * iterations) sends: the delivery lock is handed from sleeper to sleeper"
       )
       withExtendedLifetime(keep) {}

@@ -127,9 +127,13 @@ package final class Lock: @unchecked Sendable {
   ///   it and sees the waiter; a holder that gives it back later loads after the barrier too. The
   ///   compiler keeps the load after the store: an acquiring-and-releasing fence between them
   ///   orders them for the compiler and is no instruction on x86-64. Where the kernel refuses the
-  ///   barrier, a waiter sleeps at most 50 µs at a time and looks again, relying on no wake-up;
-  ///   with it, at most 10 ms, so that even a wake-up lost against this reasoning costs a pause,
-  ///   never a hang.
+  ///   barrier, a waiter's first sleep lasts at most 50 µs: only a holder that loaded `sleepers`
+  ///   before the waiter's addition can miss it, and that holder's store, made before its load,
+  ///   leaves the processor's store buffer within nanoseconds, so the waiter sees it when it
+  ///   looks again (or sees a later holder, which loads after the addition and wakes a
+  ///   sleeper). Whichever way, a sleep after the first lasts at most 10 ms, so that even a
+  ///   wake-up lost against this reasoning costs a pause, never a hang. (Polling every 50 µs
+  ///   instead would put a waiter to sleep dozens of times behind one preempted holder.)
   /// - on arm64, the store and the load are sequentially consistent (`stlr`, `ldar`), which that
   ///   processor never reorders, and so is the waiter's addition and its load of the word: in
   ///   the single order of those four, the holder loads after the waiter's addition, or the
@@ -228,10 +232,14 @@ package final class Lock: @unchecked Sendable {
       #else
         let fenced = true
       #endif
-      let longestSleep =
-        !fenced ? 50_000 : Self.wakeUpsAreChecked.load(ordering: .relaxed) ? 1_000_000_000_000 : 10_000_000
+      let longestSleep = Self.wakeUpsAreChecked.load(ordering: .relaxed) ? 1_000_000_000_000 : 10_000_000
+      // Unfenced, the first sleep is short: a holder that missed this waiter gave the word back
+      // before the waiter was counted, and its store is seen long before 50 µs (see the type's
+      // comment). Every later holder sees the count and wakes a sleeper.
+      var sleep = fenced ? longestSleep : 50_000
       while !(word.pointee.load(ordering: .sequentiallyConsistent) == 0 && takeFreeWord()) {
-        Futex.wait(on: UnsafeMutableRawPointer(word), whileItHolds: 1, nanoseconds: longestSleep)
+        Futex.wait(on: UnsafeMutableRawPointer(word), whileItHolds: 1, nanoseconds: sleep)
+        sleep = longestSleep
       }
       sleepers.subtract(1, ordering: .relaxed)
       LockWaits.shared.didWait(thread)
