@@ -1834,10 +1834,11 @@
         if (!document || !paged || version !== paged.version) return;
         paged.asking.delete(page);
         takeRows(document, page);
+        const selectedHere = paged.selected >= page * PAGE_ROWS && paged.selected < (page + 1) * PAGE_ROWS;
+        if (selectedHere) selected = shown[paged.selected];
         drawn = { first: -1, last: -1, count: -1 };
         draw();
-        if (paged.selected >= page * PAGE_ROWS && paged.selected < (page + 1) * PAGE_ROWS) {
-          selected = shown[paged.selected];
+        if (selectedHere) {
           updateSlider();
           showDetail();
           drawCursor();
