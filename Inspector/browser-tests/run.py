@@ -505,6 +505,8 @@ class Suite(LiveTests, TodoLiveTests):
         self.driver.find_element(By.ID, "search").clear()
         self.driver.find_element(By.ID, "search").send_keys(" ")
         self.wait(lambda: "200,000 of 200,000" in self.text("count"), f"the count reads {self.text('count')}")
+        # The search's hit stays selected when the search is cleared.
+        self.wait(lambda: last() and last()[0][1] == needle + 1, "the selection did not stay on the search's hit")
         # Lines appended while the page follows are counted, and the newest is selected.
         follow = self.driver.find_element(By.ID, "follow")
         if not follow.is_selected():

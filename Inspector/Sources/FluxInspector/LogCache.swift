@@ -59,7 +59,7 @@ final class LogCache: @unchecked Sendable {
             found = extended
           }
           return LogRows.document(
-            self.index, found: found, from: query.from, count: query.count, counts: query.counts,
+            self.index, found: found, from: query.from, count: query.count, counts: query.counts, at: query.at,
             identity: identity.text, descriptor: descriptor, path: self.path)
         }
       }

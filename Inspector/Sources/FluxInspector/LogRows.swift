@@ -10,6 +10,8 @@
 /// ```
 ///
 /// `shown` counts the events that pass the filters; `from` is the position of the first row;
+/// `at`, when asked for with `at=EVENT`, the position of the first event at or after `EVENT` that
+/// passes (or of the last that passes);
 /// each entry carries its index among the log's entries and the index of the entry with the
 /// state of the same store before it (`before`, -1 for none), which `/entry?index=` serves.
 enum LogRows {
@@ -89,6 +91,18 @@ enum LogRows {
       }
     }
 
+    /// The position of the first event at or after `event` among those that pass: the count of
+    /// those before it.
+    func position(of event: Int) -> Int {
+      var low = 0
+      var high = events.count
+      while low < high {
+        let middle = (low + high) / 2
+        if Int(events[middle]) < event { low = middle + 1 } else { high = middle }
+      }
+      return low
+    }
+
     private mutating func add(_ event: Int32) {
       guard let last = events.last, event <= last else {
         events.append(event)
@@ -138,8 +152,8 @@ enum LogRows {
   /// The JSON text of `count` rows from position `from` of the events that `found` holds (every
   /// event when it is `nil`), read from the file open as `descriptor`.
   static func document(
-    _ index: LogIndex, found: Found?, from: Int, count: Int, counts: Bool, identity: String, descriptor: Int32,
-    path: String
+    _ index: LogIndex, found: Found?, from: Int, count: Int, counts: Bool, at event: Int? = nil, identity: String,
+    descriptor: Int32, path: String
   ) -> String {
     let shown = found?.events.count ?? index.eventFirst.count
     let first = min(from, shown)
@@ -147,6 +161,9 @@ enum LogRows {
     var text = "{\"identity\":\"\(identity)\",\"end\":\(index.mark?.offset ?? 0),\"lines\":\(index.mark?.lines ?? 0),"
     text += "\"events\":\(index.eventFirst.count),\"entries\":\(index.count),\"errors\":\(index.errors),"
     text += "\"shown\":\(shown),\"from\":\(first),"
+    if let event, shown > 0 {
+      text += "\"at\":\(min(shown - 1, found.map { $0.position(of: event) } ?? event)),"
+    }
     if counts {
       text += "\"stores\":\(names(index.storeNames.names, index.storeCounts)),"
       text += "\"actions\":\(names(index.actionNames.names, index.actionCounts)),"

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What a page asks of `/rows?from=P&count=N&identity=ID` (and `store=`, `action=`, `outcome=`,
-/// `q=` for the filters, `counts=1` for the names of the filters' lists) or of
+/// `q=` for the filters, `counts=1` for the names of the filters' lists, `at=EVENT` for where an
+/// event is among the rows that pass) or of
 /// `/entry?index=I&identity=ID`.
 ///
 /// Every number is read digit by digit and bounded before anything counts with it, and every
@@ -16,6 +17,9 @@ struct RowsQuery: Equatable {
   var counts = false
   /// The entry asked for by `/entry`.
   var index = 0
+  /// An event whose position among the rows that pass is asked for: that of the first at or
+  /// after it, or of the last.
+  var at: Int?
   var filter = LogRows.Filter()
   let identity: LogIdentity
   /// The longest text of a filter, in bytes.
@@ -54,6 +58,7 @@ struct RowsQuery: Equatable {
     from = try number("from", in: 0...EventsQuery.largestNumber) ?? 0
     count = try number("count", in: 0...LogRows.largestCount) ?? 0
     index = try number("index", in: 0...EventsQuery.largestNumber) ?? 0
+    at = try number("at", in: 0...EventsQuery.largestNumber)
     counts = try value("counts") == "1"
     filter = LogRows.Filter(
       store: try text("store"), action: try text("action"), outcome: try text("outcome"),

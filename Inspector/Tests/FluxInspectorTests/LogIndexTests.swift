@@ -156,6 +156,12 @@ struct LogIndexTests {
         try await fetch("/rows?from=0&count=10&store=s1&q=NEEDLE%2029&identity=\(identity)", port: port))
       #expect(found["shown"] as? Int == 3)
       #expect((found["rows"] as? [[String: Any]])?.map { $0["event"] as? Int } == [292, 295, 298])
+      // Where an event stands among those that pass: the first at or after it, or the last.
+      for (event, position) in [(0, 0), (293, 1), (295, 1), (299, 2)] {
+        let at = try json(
+          try await fetch("/rows?count=0&store=s1&q=needle%2029&at=\(event)&identity=\(identity)", port: port))
+        #expect(at["at"] as? Int == position, "event \(event)")
+      }
       // The log grows: the index and the search go on from where they were.
       try append(
         Fixture.line(store: "s1", action: #"{"add":{"title":"needle 2999"}}"#, extra: "\"sequence\":301,") + "\n",

@@ -1797,14 +1797,18 @@
     model.entries = [];
     const version = paged.version;
     ui.count.textContent = "searching…";
-    askServer(rowsAddress(0, PAGE_ROWS, false)).then((document) => {
+    // A selection that the filters hide moves to the nearest event they show: the first after
+    // it, or the last before it; the server says where that is.
+    const at = selected >= 0 ? "&at=" + selected : "";
+    selected = -1;
+    askServer(rowsAddress(0, PAGE_ROWS, false) + at).then((document) => {
       if (!document || !paged || version !== paged.version) return;
       pagedCounts(document);
       takeRows(document, 0);
       ui.spacer.style.height = Math.min(TALLEST, paged.shown * ROW) + "px";
       updateCount();
       drawn = { first: -1, last: -1, count: -1 };
-      const target = ui.follow.checked ? paged.shown - 1 : Math.min(Math.max(0, paged.selected), paged.shown - 1);
+      const target = ui.follow.checked ? paged.shown - 1 : count(document.at) !== null ? document.at : 0;
       if (paged.shown) selectPosition(target, false);
       else {
         selected = -1;
