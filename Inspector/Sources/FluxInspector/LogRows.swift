@@ -22,6 +22,9 @@ enum LogRows {
   static let entriesPerRow = 64
   /// The longest line a row carries; a longer one is shown as a bad line that says so.
   static let largestLine = 64 << 20
+  /// The most bytes of lines one answer carries: past them, an entry comes without its line,
+  /// marked `"deferred":true`, for the page to ask for it alone (`/entry`) when it shows it.
+  static let largestAnswer = 16 << 20
 
   /// The filters of the list: a store, an action case, an outcome (or `held`, or `error` for bad
   /// lines), and a text searched in the store, outcome, action, state, holds and `cancelledBy` of
@@ -153,7 +156,7 @@ enum LogRows {
   /// event when it is `nil`), read from the file open as `descriptor`.
   static func document(
     _ index: LogIndex, found: Found?, from: Int, count: Int, counts: Bool, at event: Int? = nil, identity: String,
-    descriptor: Int32, path: String
+    descriptor: Int32, path: String, largestAnswer: Int = largestAnswer
   ) -> String {
     let shown = found?.events.count ?? index.eventFirst.count
     let first = min(from, shown)
@@ -169,6 +172,7 @@ enum LogRows {
       text += "\"actions\":\(names(index.actionNames.names, index.actionCounts)),"
     }
     text += "\"rows\":["
+    var budget = largestAnswer
     for position in first..<last {
       let event = found.map { Int($0.events[position]) } ?? position
       let entries = index.entries(ofEvent: event)
@@ -176,7 +180,14 @@ enum LogRows {
       text += "{\"position\":\(position),\"event\":\(event),\"size\":\(entries.count),\"entries\":["
       for (number, entry) in entries.prefix(entriesPerRow).enumerated() {
         if number > 0 { text += "," }
-        text += self.entry(index, Int(entry), descriptor: descriptor)
+        let length = Int(index.lengths[Int(entry)])
+        // The first line of an answer is always sent: a page asks for a long one alone.
+        if length > budget && budget < largestAnswer {
+          text += deferred(index, Int(entry))
+        } else {
+          budget -= min(budget, length)
+          text += self.entry(index, Int(entry), descriptor: descriptor)
+        }
       }
       text += "]}"
     }
@@ -199,6 +210,12 @@ enum LogRows {
       line = "{\"line\":\(number),\"error\":\"the line cannot be read: the log changed\",\"raw\":\"\"}"
     }
     return "{\"index\":\(entry),\"before\":\(index.befores[entry])," + line.dropFirst()
+  }
+
+  /// Entry `entry` without its line, which the page asks for alone.
+  private static func deferred(_ index: LogIndex, _ entry: Int) -> String {
+    "{\"index\":\(entry),\"before\":\(index.befores[entry]),\"line\":\(index.numbers[entry]),\"deferred\":true,"
+      + "\"error\":\"a long line: select its row to load it\",\"raw\":\"\"}"
   }
 
   /// The names with the most entries, at most 500, with their counts, as `[["name",count],…]`.

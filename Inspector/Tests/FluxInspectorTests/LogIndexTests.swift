@@ -173,6 +173,34 @@ struct LogIndexTests {
     }
   }
 
+  @Test func linesPastTheBytesOfOneAnswerComeWithoutTheirTextForThePageToAskAlone() throws {
+    let scratch = try Scratch()
+    let long = String(repeating: "x", count: 1000)
+    let text = (0..<4).map { Fixture.line(action: #"{"add":{"title":"\#(long)\#($0)"}}"#) + "\n" }.joined()
+    let path = try scratch.write("session.jsonl", text)
+    var index = LogIndex()
+    try indexed(path, &index)
+    let document = try LogFile.withOpenFile(path: path) { descriptor, _ in
+      LogRows.document(
+        index, found: nil, from: 0, count: 4, counts: false, identity: "", descriptor: descriptor, path: path,
+        largestAnswer: 2500)
+    }
+    let rows =
+      try #require(
+        try JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any])["rows"] as? [[String: Any]]
+    let entries = try #require(rows?.compactMap { ($0["entries"] as? [[String: Any]])?.first })
+    #expect(entries.map { $0["deferred"] as? Bool } == [nil, nil, true, true])
+    #expect(entries.map { ($0["raw"] as? String)?.isEmpty } == [false, false, true, true])
+    // The first line of an answer is always sent, however long.
+    let alone = try LogFile.withOpenFile(path: path) { descriptor, _ in
+      LogRows.document(
+        index, found: nil, from: 3, count: 1, counts: false, identity: "", descriptor: descriptor, path: path,
+        largestAnswer: 10)
+    }
+    #expect(alone.contains("xxx3"))
+    #expect(!alone.contains("deferred"))
+  }
+
   @Test(arguments: [
     "/rows?from=0&count=501&identity=ID", "/rows?from=-1&count=5&identity=ID",
     "/rows?from=99999999999999999999&identity=ID", "/rows?from=1&from=2&identity=ID", "/rows?from=0",

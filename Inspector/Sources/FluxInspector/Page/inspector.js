@@ -1915,6 +1915,8 @@
     }
     entry.index = item.index;
     entry.before = entry.hasState && count(item.before) !== null ? item.before : -1;
+    // A long line the server did not send with its page: asked for alone when its row is selected.
+    if (item.deferred === true) entry.deferred = true;
     return entry;
   }
 
@@ -1926,6 +1928,7 @@
     const missing = [];
     for (const index of event.entries.slice(0, SHOWN_STORES)) {
       const entry = model.entries[index];
+      if (entry && entry.deferred && !paged.befores.has(index)) missing.push(index);
       if (entry && entry.before >= 0 && !model.entries[entry.before] && !paged.befores.has(entry.before)) missing.push(entry.before);
     }
     if (missing.length === 0) return true;
@@ -1936,9 +1939,17 @@
         for (const index of missing) paged.befores.delete(index);
         if (!paged || version !== paged.version) return;
         for (const item of items) {
-          if (isObject(item) && count(item.index) !== null) model.entries[item.index] = pagedEntry(item);
+          if (!isObject(item) || count(item.index) === null) continue;
+          const entry = pagedEntry(item);
+          const old = model.entries[item.index];
+          if (old) entry.event = old.event;
+          model.entries[item.index] = entry;
         }
-        if (selected === eventIndex) showDetail();
+        if (selected === eventIndex) {
+          drawn = { first: -1, last: -1, count: -1 };
+          draw();
+          showDetail();
+        }
       }, (error) => {
         if (paged) for (const index of missing) paged.befores.delete(index);
         problem("Cannot load the state before this action: " + error.message);
