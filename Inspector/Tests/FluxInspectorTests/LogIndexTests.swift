@@ -173,6 +173,48 @@ struct LogIndexTests {
     }
   }
 
+  @Test func rowsAskedByManyTasksWhileTheLogGrowsAreWholeLinesInOrder() async throws {
+    let scratch = try Scratch()
+    let path = try longLog(scratch, count: 150)
+    try await withServer(logPath: path, pagedEntries: 100) { port throws in
+      let identity = try #require(try json(try await fetch("/log", port: port))["identity"] as? String)
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+          for number in 150..<400 {
+            try append(
+              Fixture.line(
+                store: "s\(number % 3)", action: #"{"add":{"title":"needle \#(number)"}}"#,
+                extra: "\"sequence\":\(number + 1),") + "\n", to: path)
+          }
+        }
+        for task in 0..<6 {
+          group.addTask {
+            var seen = 0
+            for round in 0..<15 {
+              let query = round % 2 == 0 ? "" : "&store=s\(task % 3)"
+              let page = try json(
+                try await fetch(
+                  "/rows?from=\((task * 37 + round * 11) % 150)&count=20\(query)&identity=\(identity)", port: port))
+              let events = try #require(page["events"] as? Int)
+              #expect(events >= seen && events >= 150)
+              seen = events
+              for row in try #require(page["rows"] as? [[String: Any]]) {
+                let event = try #require(row["event"] as? Int)
+                let entry = try #require((row["entries"] as? [[String: Any]])?.first)
+                // One line per event, whole: its number is the event's, its text that line's.
+                #expect(entry["line"] as? Int == event + 1)
+                #expect(entry["error"] == nil)
+                #expect((entry["raw"] as? String)?.contains("needle \(event)\"") == true)
+                if !query.isEmpty { #expect(event % 3 == task % 3) }
+              }
+            }
+          }
+        }
+        try await group.waitForAll()
+      }
+    }
+  }
+
   @Test func linesPastTheBytesOfOneAnswerComeWithoutTheirTextForThePageToAskAlone() throws {
     let scratch = try Scratch()
     let long = String(repeating: "x", count: 1000)
