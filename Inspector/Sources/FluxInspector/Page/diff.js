@@ -15,7 +15,7 @@
   "use strict";
 
   const MAX_EDITS = 1000;         // the most edits Myers' algorithm looks for in one comparison
-  const MAX_STEPS = 4000000;      // the steps all comparisons of one array or string may take
+  const MAX_STEPS = 4000000;      // the steps all comparisons of one state, or of one string, may take
   const LARGE = 100;              // a container with more children than this shows only those that changed
   const TEXT_CONTEXT = 30;        // characters shown on each side of a change in a long string
   const TEXT_PIECE = 200;         // characters shown at most of what one change removed or added
@@ -80,6 +80,7 @@
   // `limit` of them (and one more, to say that there are more). Walked with a stack.
   function diff(before, after, limit) {
     const out = [];
+    const budget = { steps: MAX_STEPS };
     const stack = [{ before, after, path: "" }];
     while (stack.length && out.length <= limit) {
       const next = stack.pop();
@@ -91,7 +92,7 @@
       if (isObject(before) && isObject(after) && Array.isArray(before) === Array.isArray(after)) {
         const children = [];
         if (Array.isArray(after)) {
-          for (const step of arraySteps(before, after)) {
+          for (const step of arraySteps(before, after, budget)) {
             if (step.kind === "same") children.push({ before: before[step.from], after: after[step.to], path: join(path, step.to) });
             else if (step.kind === "removed") children.push({ change: { path: join(path, step.from), kind: "removed", before: before[step.from] } });
             else if (step.kind === "added") children.push({ change: { path: join(path, step.to), kind: "added", after: after[step.to] } });
@@ -120,8 +121,9 @@
   }
 
   // How the elements of two arrays match: a list of steps, in the order of `after` (removals
-  // where they were): "same" (matched, compared further), "removed", "added", "moved".
-  function arraySteps(before, after) {
+  // where they were): "same" (matched, compared further), "removed", "added", "moved". By value,
+  // the comparison takes at most the steps left in `budget`, which the arrays of one state share.
+  function arraySteps(before, after, budget) {
     const ids = idsOf(before), afterIds = ids && idsOf(after);
     if (ids && afterIds) {
       // By id: an element with the same id is the same element; one that the longest run of ids
@@ -158,7 +160,7 @@
     }
     // By value: a common subsequence of equal elements; between two of them, the elements
     // removed and added pair up as changes, and the rest are removed or added.
-    const pairs = commonPairs(before.map(canonical), after.map(canonical));
+    const pairs = commonPairs(before.map(canonical), after.map(canonical), budget);
     const steps = [];
     let i = 0, j = 0;
     const gap = (untilI, untilJ) => {
@@ -214,9 +216,10 @@
   // The index pairs of a common subsequence of two lists of strings, in order: a longest one when
   // the lists differ by at most MAX_EDITS edits in their middle (or in each gap between two
   // elements unique on both sides), else one that pairs what it found and leaves the rest.
-  function commonPairs(a, b) {
+  // Myers' algorithm takes at most the steps left in `budget` (MAX_STEPS when none is given).
+  function commonPairs(a, b, budget) {
     const pairs = [];
-    const budget = { steps: MAX_STEPS };
+    if (budget === undefined) budget = { steps: MAX_STEPS };
     compareRange(a, 0, a.length, b, 0, b.length, pairs, budget, true);
     return pairs;
   }

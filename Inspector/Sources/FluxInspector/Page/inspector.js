@@ -11,6 +11,7 @@
   const ROW = 26;              // the height of a row, in pixels, as in the style sheet's --row
   const OVERSCAN = 8;          // rows drawn above and below the visible ones
   const DIFF_LIMIT = 400;      // changes listed at most for one action
+  const TEXT_VIEWS = 20;       // long strings of one action shown by what changed in them
   const DEPTH_LIMIT = 512;     // the deepest nesting of a line, as the server's reader allows
   const SHOWN_STORES = 12;     // the stores of one global dispatch shown in the detail
   const ROW_STORES = 4;        // and in its row
@@ -1020,13 +1021,15 @@
       box.appendChild(span("none", "No change."));
       return;
     }
+    let texts = 0;
     for (const change of changes.slice(0, DIFF_LIMIT)) {
       const line = document.createElement("div");
       line.className = "change";
       line.appendChild(span("path", change.path || "(the whole state)"));
       line.appendChild(document.createTextNode(" "));
-      if (change.kind === "changed" && FluxDiff.isLongText(change.before, change.after)) {
-        // A long string: what changed in it, word by word, with the text around.
+      if (change.kind === "changed" && FluxDiff.isLongText(change.before, change.after) && (texts += 1) <= TEXT_VIEWS) {
+        // A long string: what changed in it, word by word, with the text around (in the first
+        // TEXT_VIEWS long strings: each costs a comparison of its own).
         line.appendChild(FluxDiff.textView(change.before, change.after));
         box.appendChild(line);
         continue;
