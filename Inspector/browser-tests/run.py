@@ -745,6 +745,7 @@ class Suite(LiveTests, TodoLiveTests):
             return [state.querySelectorAll('details, .leaf').length, leaf ? leaf.offsetParent !== null : false,
                     Array.from(state.querySelectorAll('details.range > summary')).map(summary => summary.textContent)];""")
         nodes, visible, ranges = shown
+        self.figures["state tree of 10,000 items with one change, elements"] = nodes
         check(visible, "the changed title is not shown opened")
         check(nodes < 40, f"the state tree holds {nodes} nodes: the unchanged items are not collapsed")
         check(ranges == ["[0 … 4999] 5,000 items", "[5001 … 9999] 4,999 items"], f"the ranges read {ranges}")
@@ -863,6 +864,27 @@ class Suite(LiveTests, TodoLiveTests):
         self.wait(lambda: [row[1] for row in self.rows() if row[0] == self.selected_position()] == [line],
                   f"the second link does not select line {line}")
         self.screenshot("inspector-slowest.png")
+
+    def test_names_and_strings_from_the_log_in_the_slowest_list_and_the_text_changes_are_text(self):
+        markup = '<img src=x onerror="window.fluxRan=1"><script>window.fluxRan=2</script>'
+        before = "a " * 100 + "plain" + " z" * 100
+        after = before.replace("plain", markup)
+        log = self.write_log("markup.jsonl", "".join(
+            logs._line({"store": markup, "outcome": "committed", "time": logs._time(logs.START, index),
+                        "durationNanoseconds": 1000 * (index + 1), "action": {"set": {"_0": markup}},
+                        "sequence": index + 1, "state": {"text": text}})
+            for index, text in enumerate((before, after))))
+        server = self.serve(log)
+        self.open(server.url)
+        self.click_row(1)
+        self.wait(lambda: "onerror" in self.text("detail-diff"), "the text change is not shown")
+        check(markup in self.text("detail-diff"), f"the text change reads {self.text('detail-diff')!r}")
+        listed = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#slowest a')).map(link => link.textContent);")
+        check(len(listed) == 2 and all(markup in text for text in listed), f"the slowest list reads {listed}")
+        check(self.driver.execute_script(
+            "return window.fluxRan === undefined && !document.querySelector('#slowest img, #slowest script, #detail-diff img, #detail-diff script');"),
+            "markup from the log became elements or ran")
 
     def test_the_status_says_when_the_log_stopped_growing_and_when_the_server_is_gone(self):
         log = self.write_log("quiet.jsonl", logs.with_every_field())  # its last line is days old
