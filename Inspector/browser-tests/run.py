@@ -761,6 +761,11 @@ class Suite(LiveTests, TodoLiveTests):
         self.wait(lambda: "5001: {3}" in self.text("detail-state") and "5100: {3}" in self.text("detail-state"),
                   "the inner range does not open to its items")
         check("5101: {3}" not in self.text("detail-state"), "the inner range opens to more than its items")
+        # What the search finds in a closed range is opened to.
+        self.driver.find_element(By.ID, "search").send_keys("item 7777")
+        self.wait(lambda: self.driver.execute_script(
+            "const leaf = document.querySelector('#detail-state .leaf.found[data-path=\"items.7777.title\"]');"
+            "return leaf !== null && leaf.offsetParent !== null;"), "the search's find in a closed range is not shown")
         self.screenshot("inspector-large-state.png")
 
     def test_an_insert_in_the_middle_of_10000_items_reads_as_one_insertion(self):
