@@ -28,7 +28,7 @@ import ServiceLifecycle
 /// `addLiveRoutes`), and nothing else (any other is 404, whatever `..`, `%2e` or absolute path
 /// it holds: no path reaches the file system):
 ///
-/// - `/`: the page; `/inspector.js` and `/inspector.css`: its script and style;
+/// - `/`: the page; `/inspector.js`, `/diff.js`, `/costs.js` and `/inspector.css`: its scripts and style;
 /// - `/log`: the log as ``LogDocument`` writes it, with what was written since the last request;
 ///   a log of more than 100,000 entries as its counts only, `"paged":true`, whose rows the page
 ///   asks for a page at a time:
@@ -252,6 +252,11 @@ public struct InspectorServer: Sendable {
     router.get("/") { _, _ in Self.text(page.html, type: "text/html; charset=utf-8") }
     router.get("/inspector.js") { _, _ in Self.text(InspectorPage.script, type: "text/javascript; charset=utf-8") }
     router.get("/inspector.css") { _, _ in Self.text(InspectorPage.style, type: "text/css; charset=utf-8") }
+    for name in InspectorPage.helperScripts {
+      router.get(RouterPath("/\(name)")) { _, _ in
+        Self.text(InspectorPage.helperScript(name), type: "text/javascript; charset=utf-8")
+      }
+    }
     router.get("/log") { _, _ in
       guard let cache else { return Self.noLog }
       do throws(InspectorError) {

@@ -17,6 +17,8 @@ struct LineFields {
   var actionCase = ""
   var dispatch: String?
   var sequence: Double?
+  /// How long the commit took, when the line says.
+  var duration: Double?
   var hasState = false
   var hasHolds = false
   /// The ranges of the values a search looks through: the store, the outcome, the action, the
@@ -73,6 +75,8 @@ struct LineFields {
         dispatch = reader.text(of: value)
       case "sequence":
         sequence = reader.number(in: value)
+      case "durationNanoseconds":
+        duration = reader.number(in: value)
       default: break
       }
       reader.skipSpace()

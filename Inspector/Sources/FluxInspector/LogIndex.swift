@@ -57,6 +57,11 @@ struct LogIndex: Sendable {
   private(set) var storeCounts: [Int] = []
   private(set) var actionCounts: [Int] = []
   private(set) var errors = 0
+  /// The slowest commits, slowest first (of two as slow, the earlier first): their durations and
+  /// entries.
+  private(set) var slowest: [(duration: Double, entry: Int32)] = []
+  /// How many commits ``slowest`` keeps.
+  static let slowestCount = 20
 
   private var session = 0
   private var lastSequence: Double?
@@ -231,6 +236,7 @@ struct LogIndex: Sendable {
     stores.append(store)
     actions.append(action)
     outcomes.append(outcomeNames.number(of: fields.outcome))
+    if let duration = fields.duration { noteDuration(duration, of: index) }
     flags.append((fields.hasState ? Self.hasState : 0) | (fields.hasHolds ? Self.hasHolds : 0))
     if fields.hasState {
       let key = Int64(session) << 32 | Int64(store)
@@ -254,6 +260,14 @@ struct LogIndex: Sendable {
       byDispatch[key] = Int32(eventFirst.count)
       newEvent(index)
     }
+  }
+
+  /// Keeps `entry` among the slowest commits if it is one of them.
+  private mutating func noteDuration(_ duration: Double, of entry: Int32) {
+    if slowest.count == Self.slowestCount, duration <= slowest[slowest.count - 1].duration { return }
+    let place = slowest.firstIndex { $0.duration < duration } ?? slowest.count
+    slowest.insert((duration, entry), at: place)
+    if slowest.count > Self.slowestCount { slowest.removeLast() }
   }
 
   private mutating func newEvent(_ entry: Int32) {

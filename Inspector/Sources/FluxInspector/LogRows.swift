@@ -12,7 +12,9 @@
 /// `shown` counts the events that pass the filters; `from` is the position of the first row;
 /// `at`, when asked for with `at=EVENT`, the position of the first event at or after `EVENT` that
 /// passes (or of the last that passes);
-/// each entry carries its index among the log's entries and the index of the entry with the
+/// with `counts=1`, the names of the stores and of the actions with their counts, and the 20
+/// slowest commits of the log (`slowest`, entries with their `event`); each entry carries its
+/// index among the log's entries and the index of the entry with the
 /// state of the same store before it (`before`, -1 for none), which `/entry?index=` serves.
 enum LogRows {
   /// The most rows one request is given.
@@ -170,6 +172,14 @@ enum LogRows {
     if counts {
       text += "\"stores\":\(names(index.storeNames.names, index.storeCounts)),"
       text += "\"actions\":\(names(index.actionNames.names, index.actionCounts)),"
+      // The slowest commits of the whole log, each with its event.
+      text += "\"slowest\":["
+      for (number, slow) in index.slowest.enumerated() {
+        if number > 0 { text += "," }
+        let entry = self.entry(index, Int(slow.entry), descriptor: descriptor)
+        text += "{\"event\":\(index.events[Int(slow.entry)])," + entry.dropFirst()
+      }
+      text += "],"
     }
     text += "\"rows\":["
     var budget = largestAnswer

@@ -91,6 +91,23 @@ struct LogIndexTests {
     #expect(index.flags[3] == LogIndex.isBad)
   }
 
+  @Test func theTwentySlowestCommitsAreKeptAsTheLogGrows() throws {
+    let scratch = try Scratch()
+    func commit(_ duration: Int) -> String {
+      #"{"action":"go","durationNanoseconds":\#(duration),"outcome":"committed","store":"s","time":"t"}"# + "\n"
+    }
+    // 1 to 30 µs, in a shuffled order, and a line whose duration is not a count.
+    let durations = (1...30).map { ($0 * 7) % 31 }
+    let path = try scratch.write("session.jsonl", durations.prefix(15).map(commit).joined() + commit(-5))
+    var index = LogIndex()
+    try indexed(path, &index)
+    try append(durations.dropFirst(15).map(commit).joined(), to: path)
+    try indexed(path, &index)
+    #expect(index.slowest.map(\.duration) == (11...30).reversed().map(Double.init))
+    let entries = index.slowest.map { Int($0.entry) }
+    #expect(entries.map { $0 < 15 ? durations[$0] : durations[$0 - 1] } == Array((11...30).reversed()))
+  }
+
   @Test func fieldsAreReadAsThePageReadsThemWithoutRecursion() throws {
     func fields(_ text: String) -> LineFields? {
       let bytes = Array(text.utf8)
@@ -140,6 +157,8 @@ struct LogIndexTests {
       let stores = try #require(log["stores"] as? [[Any]])
       #expect(stores.map { $0[0] as? String } == ["s0", "s1", "s2"])
       #expect(stores.map { $0[1] as? Int } == [100, 100, 100])
+      // Of commits as slow, the earlier first.
+      #expect((log["slowest"] as? [[String: Any]])?.map { $0["event"] as? Int } == Array(0..<20))
       let identity = try #require(log["identity"] as? String)
       let page = try json(try await fetch("/rows?from=290&count=50&identity=\(identity)", port: port))
       let rows = try #require(page["rows"] as? [[String: Any]])
