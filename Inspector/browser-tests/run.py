@@ -495,6 +495,14 @@ class Suite(LiveTests, TodoLiveTests):
         self.driver.find_element(By.ID, "rows").send_keys(Keys.ARROW_DOWN)
         self.driver.find_element(By.ID, "rows").send_keys(Keys.ARROW_DOWN)
         self.wait(lambda: "items" in self.text("detail-diff"), f"no changes shown: {self.text('detail-diff')}")
+        # The slowest commits are those of the whole log, and a link reaches its row.
+        links = self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#slowest a"), "no slowest commits listed")
+        check(len(links) == 20, f"{len(links)} slowest commits listed")
+        slowest = max(range(total), key=lambda index: (1500 + (index * 7919) % 40000 if index % 97 != 96 else 0, -index))
+        check(links[0].get_attribute("data-line") == str(slowest + 1),
+              f"the slowest is line {links[0].get_attribute('data-line')}, not {slowest + 1}")
+        links[0].click()
+        self.wait(lambda: last() and last()[0][1] == slowest + 1, "the slowest commit's link does not select its row")
         # A search near the end finds its one action, and its row is reached.
         started = time.monotonic()
         self.driver.find_element(By.ID, "search").send_keys(f"needle {needle}")

@@ -1282,7 +1282,8 @@
 
   function chooseEntry(entry) {
     if (paged) {
-      if (!paged.slowest.includes(entry)) return;
+      // Each second's counts bring the list anew: the entry is known by its index.
+      if (!paged.slowest.some((each) => each.index === entry.index)) return;
       const filter = currentFilter();
       if (filter.store || filter.action || filter.outcome || filter.text) {
         // The filters are cleared; the server says where the event is among all.
