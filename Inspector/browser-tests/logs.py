@@ -123,3 +123,37 @@ def nested(depth):
         '"sequence":' + str(index + 1) + ',"state":' + state(leaf) + ',"store":"deep","time":"'
         + _time(START, index) + '"}\n'
         for index, leaf in enumerate(("before", "after")))
+
+
+def todo_session(count, needle_at=None, first=0):
+    """`count` actions of a todo-like session with its state, as a long session writes them:
+    items added, toggled and removed in one store, a filter changed now and then in another.
+    The action at `needle_at` (0-based) adds an item whose title holds `needle`. `first` is the
+    index of the first action, for a session written a block at a time."""
+    parts = []
+    items = 0
+    done = 0
+    for index in range(first, first + count):
+        time = _time(START, index // 4)
+        if index % 97 == 96:
+            which = ("all", "active", "done")[index % 3]
+            parts.append('{"action":{"setFilter":{"_0":"%s"}},"durationNanoseconds":%d,"outcome":"committed",'
+                         '"sequence":%d,"state":{"filter":"%s"},"store":"filter","time":"%s"}\n'
+                         % (which, 900 + index % 700, index + 1, which, time))
+            continue
+        kind = index % 5
+        if kind == 3 and items:
+            done += 1
+            action = '{"toggle":{"_0":%d}}' % (index % items)
+        elif kind == 4 and items:
+            items -= 1
+            done = min(done, items)
+            action = '{"remove":{"_0":%d}}' % (index % (items + 1))
+        else:
+            items += 1
+            title = "needle" if index == needle_at else "Buy milk"
+            action = '{"add":{"title":"%s %d"}}' % (title, index)
+        parts.append('{"action":%s,"durationNanoseconds":%d,"outcome":"committed","sequence":%d,'
+                     '"state":{"done":%d,"items":%d},"store":"todos","time":"%s"}\n'
+                     % (action, 1500 + (index * 7919) % 40000, index + 1, done, items, time))
+    return "".join(parts)

@@ -452,6 +452,81 @@ class Suite(LiveTests, TodoLiveTests):
         self.wait(lambda: self.selected_position() == 99_999, "End does not select the last action")
         self.screenshot("inspector-100000.png")
 
+    def test_a_log_of_200000_actions_is_paged_and_every_row_is_reachable(self):
+        total = 200_000
+        needle = total - 10
+        log = self.write_log("paged.jsonl", logs.todo_session(total, needle))
+        self.driver.get_log("browser")
+        server = self.serve(log)
+        started = time.monotonic()
+        self.open(server.url, timeout=BIG_LOG_BUDGET_SECONDS * 3)
+        self.figures["200,000 actions with states, paged: from opening the page to the first rows"] = \
+            f"{time.monotonic() - started:.2f} s"
+        check(self.driver.execute_script("return window.fluxInspector.paged === true"), "the log is not paged")
+        self.wait(lambda: "200,000 of 200,000 events" in self.text("count"), f"the count reads {self.text('count')}")
+        check("200,000 actions" in self.text("count"), self.text("count"))
+        # The list is no taller than the browser lays out, whatever the count.
+        height = self.driver.execute_script("return document.getElementById('spacer').offsetHeight")
+        check(height <= 1_000_000, f"the list is {height} px tall")
+        # Followed, the last row is selected; Home reaches the first, End the last again.
+        last = lambda: [row for row in self.rows() if "selected" in row[3] and "loading" not in row[3]]
+        self.wait(lambda: last() and last()[0][1] == total, "the last action is not selected")
+        self.driver.find_element(By.ID, "rows").send_keys(Keys.HOME)
+        self.wait(lambda: last() and last()[0][1] == 1 and self.rows()[0][1] == 1, "Home does not reach the first action")
+        self.driver.find_element(By.ID, "rows").send_keys(Keys.END)
+        self.wait(lambda: last() and last()[0][1] == total, "End does not reach the last action")
+        check(self.text("position") == "200,000 / 200,000", self.text("position"))
+        self.wait(lambda: self.text("detail-title") != "", "the last action's detail is not shown")
+        # The slider reaches a row in the middle, the scroll bar the last one.
+        self.driver.execute_script("""
+            const slider = document.getElementById('slider');
+            slider.value = '123456';
+            slider.dispatchEvent(new Event('input'));""")
+        self.wait(lambda: last() and last()[0][1] == 123_457, "the slider does not reach row 123,457")
+        self.driver.execute_script("""
+            const rows = document.getElementById('rows');
+            rows.scrollTop = rows.scrollHeight;
+            rows.dispatchEvent(new Event('scroll'));""")
+        self.wait(lambda: self.rows() and self.rows()[-1][1] == total and "loading" not in self.rows()[-1][3],
+                  "scrolling to the bottom does not show the last row")
+        # The detail of a row shows its changes from the state before it, which the server sends.
+        self.driver.find_element(By.ID, "rows").send_keys(Keys.HOME)
+        self.wait(lambda: last() and last()[0][1] == 1, "Home does not reach the first action")
+        self.driver.find_element(By.ID, "rows").send_keys(Keys.ARROW_DOWN)
+        self.driver.find_element(By.ID, "rows").send_keys(Keys.ARROW_DOWN)
+        self.wait(lambda: "items" in self.text("detail-diff"), f"no changes shown: {self.text('detail-diff')}")
+        # The slowest commits are those of the whole log, and a link reaches its row.
+        links = self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#slowest a"), "no slowest commits listed")
+        check(len(links) == 20, f"{len(links)} slowest commits listed")
+        slowest = max(range(total), key=lambda index: (1500 + (index * 7919) % 40000 if index % 97 != 96 else 0, -index))
+        check(links[0].get_attribute("data-line") == str(slowest + 1),
+              f"the slowest is line {links[0].get_attribute('data-line')}, not {slowest + 1}")
+        links[0].click()
+        self.wait(lambda: last() and last()[0][1] == slowest + 1, "the slowest commit's link does not select its row")
+        # A search near the end finds its one action, and its row is reached.
+        started = time.monotonic()
+        self.driver.find_element(By.ID, "search").send_keys(f"needle {needle}")
+        self.wait(lambda: self.text("count").startswith("1 of 200,000 events"), f"the count reads {self.text('count')}",
+                  timeout=60)
+        self.wait(lambda: last() and last()[0][1] == needle + 1, "the search's hit is not selected")
+        self.figures["200,000 actions, paged: a search that finds one near the end"] = f"{time.monotonic() - started:.2f} s"
+        self.driver.find_element(By.ID, "search").clear()
+        self.driver.find_element(By.ID, "search").send_keys(" ")
+        self.wait(lambda: "200,000 of 200,000" in self.text("count"), f"the count reads {self.text('count')}")
+        # The search's hit stays selected when the search is cleared.
+        self.wait(lambda: last() and last()[0][1] == needle + 1, "the selection did not stay on the search's hit")
+        # Lines appended while the page follows are counted, and the newest is selected.
+        follow = self.driver.find_element(By.ID, "follow")
+        if not follow.is_selected():
+            follow.click()
+        with open(log, "a", encoding="utf-8") as file:
+            file.write(logs.todo_session(1000, first=total))
+        self.wait(lambda: "201,000 of 201,000 events" in self.text("count"), f"the count reads {self.text('count')}")
+        self.wait(lambda: last() and last()[0][1] == total + 1000, "the newest action is not selected")
+        self.screenshot("inspector-200000-paged.png")
+        check(self.text("banner") == "", f"the page shows an error: {self.text('banner')}")
+        check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
+
     # A hostile log (DESIGN.md rule 21): the page reads a line as the server does, never blanks,
     # and recurses no deeper than a constant.
 

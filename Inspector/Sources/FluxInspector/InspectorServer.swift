@@ -30,6 +30,13 @@ import ServiceLifecycle
 ///
 /// - `/`: the page; `/inspector.js`, `/diff.js`, `/costs.js` and `/inspector.css`: its scripts and style;
 /// - `/log`: the log as ``LogDocument`` writes it, with what was written since the last request;
+///   a log of more than 100,000 entries as its counts only, `"paged":true`, whose rows the page
+///   asks for a page at a time:
+/// - `/rows?from=P&count=N&identity=ID`: `N` rows (at most 500) from position `P` of the events
+///   that pass the filters `store=`, `action=`, `outcome=` and `q=` (a text), each with its lines
+///   (see ``LogRows``); the server keeps an index of the log (``LogIndex``), never its lines;
+/// - `/entry?index=I&identity=ID`: the entry `I` of the log, as a row carries it (the state before
+///   a row's, for its changes);
 /// - `/session-test.swift`: a Swift Testing file that replays the log (``SessionTestExport``),
 ///   as an attachment; when no store of the log can be tested, 422 and why, in words;
 /// - `/events?from=BYTE&line=N&identity=ID`: server-sent events: each `lines` event carries the
@@ -65,6 +72,8 @@ public struct InspectorServer: Sendable {
   let pingInterval: TimeAmount
   /// The most bytes the apps' sessions keep together.
   let sessionBytes: Int
+  /// The most entries of a log that `/log` serves whole; a longer log is served in pages.
+  let pagedEntries: Int
   /// Says a line in the server's output: a refused command or app.
   let report: @Sendable (String) -> Void
 
@@ -99,7 +108,8 @@ public struct InspectorServer: Sendable {
   init(
     logPath: String?, host: String, port: Int, appsPort: Int = 0, listenAddress: String? = nil,
     pollInterval: Duration, commandTimeout: TimeAmount = .seconds(15), pingInterval: TimeAmount = .seconds(5),
-    sessionBytes: Int = 256 << 20, report: @escaping @Sendable (String) -> Void = ServerOutput.standardError
+    sessionBytes: Int = 256 << 20, pagedEntries: Int = 100_000,
+    report: @escaping @Sendable (String) -> Void = ServerOutput.standardError
   ) {
     precondition((0...65535).contains(port), "InspectorServer: the port \(port) is not from 0 to 65535")
     precondition((0...65535).contains(appsPort), "InspectorServer: the apps' port \(appsPort) is not from 0 to 65535")
@@ -112,6 +122,7 @@ public struct InspectorServer: Sendable {
     self.commandTimeout = commandTimeout
     self.pingInterval = pingInterval
     self.sessionBytes = sessionBytes
+    self.pagedEntries = pagedEntries
     self.report = report
   }
 
@@ -150,7 +161,7 @@ public struct InspectorServer: Sendable {
     let cache: LogCache?
     if let logPath {
       try LogFile.checkReadable(path: logPath)
-      cache = LogCache(path: logPath)
+      cache = LogCache(path: logPath, pagedEntries: pagedEntries)
     } else {
       cache = nil
     }
@@ -254,6 +265,26 @@ public struct InspectorServer: Sendable {
         return Self.text(error.message, type: "text/plain; charset=utf-8", status: .serviceUnavailable)
       }
     }
+    router.get("/rows") { request, _ in
+      guard let cache else { return Self.noLog }
+      do throws(InspectorError) {
+        let query = try RowsQuery(request.uri.queryParameters)
+        guard let rows = try await cache.rows(query) else { return Self.changed }
+        return Self.text(rows, type: "application/json")
+      } catch {
+        return Self.text(error.message, type: "text/plain; charset=utf-8", status: .badRequest)
+      }
+    }
+    router.get("/entry") { request, _ in
+      guard let cache else { return Self.noLog }
+      do throws(InspectorError) {
+        let query = try RowsQuery(request.uri.queryParameters)
+        guard let entry = try await cache.entry(query) else { return Self.changed }
+        return Self.text(entry, type: "application/json")
+      } catch {
+        return Self.text(error.message, type: "text/plain; charset=utf-8", status: .badRequest)
+      }
+    }
     router.get("/session-test.swift") { _, _ in
       guard let logPath else { return Self.noLog }
       // Reading and checking a long log takes a while: not on a thread that answers requests.
@@ -290,6 +321,14 @@ public struct InspectorServer: Sendable {
     text(
       "this inspector shows no log file: only the apps that connect", type: "text/plain; charset=utf-8",
       status: .notFound)
+  }
+
+  /// The answer to `/rows` and `/entry` when the log is not the file the page read, or has no
+  /// such entry: the page loads `/log` again.
+  private static var changed: Response {
+    text(
+      "the log changed since the page read it: load /log again", type: "text/plain; charset=utf-8",
+      status: .conflict)
   }
 
   /// A stream of server-sent events, written by `body` until it returns, the page goes, or the

@@ -20,19 +20,83 @@ final class LogCache: @unchecked Sendable {
   private var entries: [String] = []
   /// The entry of the line without its line break, and the file it was read from.
   private var partial: (entry: String, file: LogFile.Identity)?
+  /// Where each line is, and its fields: for a log longer than `pagedEntries`.
+  private var index = LogIndex()
+  /// The events that pass the filters last asked for.
+  private var found: LogRows.Found?
+  /// How many entries a log has at most to be loaded whole; a longer one is served in pages.
+  let pagedEntries: Int
 
-  init(path: String) {
+  init(path: String, pagedEntries: Int = 100_000) {
     self.path = path
+    self.pagedEntries = pagedEntries
   }
 
-  /// The log as the page loads it (see ``LogDocument``).
+  /// The log as the page loads it (see ``LogDocument``): whole, or, when it has more than
+  /// `pagedEntries` entries, its counts, with `"paged":true`, for the page to ask for its rows
+  /// (see ``LogRows``). Each carries `pagedFrom`, the number of entries past which a log is paged.
   func document() async throws(InspectorError) -> String {
     try await FileWork.run(on: queue) { Result { () throws(InspectorError) in try self.read() } }.get()
+  }
+
+  /// The rows that `query` asks for (see ``LogRows``), or `nil` when the log is not the file
+  /// that the query names any more.
+  func rows(_ query: RowsQuery) async throws(InspectorError) -> String? {
+    try await FileWork.run(on: queue) {
+      Result { () throws(InspectorError) -> String? in
+        try LogFile.withOpenFile(path: self.path) { descriptor, file throws(InspectorError) -> String? in
+          guard let identity = LogIdentity(of: file, descriptor: descriptor), identity == query.identity else {
+            return nil
+          }
+          if try self.index.update(descriptor: descriptor, file: file, path: self.path) { self.found = nil }
+          var found: LogRows.Found?
+          if !query.filter.isEmpty {
+            var extended =
+              self.found.flatMap { $0.filter == query.filter ? $0 : nil } ?? LogRows.Found(filter: query.filter)
+            self.found = nil
+            try extended.extend(self.index, descriptor: descriptor, path: self.path)
+            self.found = extended
+            found = extended
+          }
+          return LogRows.document(
+            self.index, found: found, from: query.from, count: query.count, counts: query.counts, at: query.at,
+            identity: identity.text, descriptor: descriptor, path: self.path)
+        }
+      }
+    }.get()
+  }
+
+  /// The entry `query.index` asks for (see ``LogRows/entry(_:_:descriptor:)``), or `nil` when the
+  /// log is not the file that the query names any more, or has no such entry.
+  func entry(_ query: RowsQuery) async throws(InspectorError) -> String? {
+    try await FileWork.run(on: queue) {
+      Result { () throws(InspectorError) -> String? in
+        try LogFile.withOpenFile(path: self.path) { descriptor, file throws(InspectorError) -> String? in
+          guard let identity = LogIdentity(of: file, descriptor: descriptor), identity == query.identity else {
+            return nil
+          }
+          if try self.index.update(descriptor: descriptor, file: file, path: self.path) { self.found = nil }
+          guard query.index < self.index.count else { return nil }
+          return LogRows.entry(self.index, query.index, descriptor: descriptor)
+        }
+      }
+    }.get()
   }
 
   /// Reads what was written since the last read. On `queue` only.
   private func read() throws(InspectorError) -> String {
     try LogFile.withOpenFile(path: path) { descriptor, file throws(InspectorError) in
+      if try index.update(descriptor: descriptor, file: file, path: path) { found = nil }
+      let identity = LogIdentity(of: file, descriptor: descriptor)?.text ?? ""
+      if index.count > pagedEntries {
+        // Long: the page asks for its rows. What was read whole is let go.
+        self.mark = nil
+        entries = []
+        partial = nil
+        let rows = LogRows.document(
+          index, found: nil, from: 0, count: 0, counts: true, identity: identity, descriptor: descriptor, path: path)
+        return "{\"path\":\(JSONText.string(path)),\"paged\":true,\"pagedFrom\":\(pagedEntries)," + rows.dropFirst()
+      }
       if mark.map({ !$0.isSame(as: file, descriptor: descriptor) }) ?? true {
         mark = LogMark(start: file)
         entries = []
@@ -51,9 +115,10 @@ final class LogCache: @unchecked Sendable {
         partial = last.map { ($0, file) }
       }
       self.mark = mark
-      return LogDocument.json(
+      let document = LogDocument.json(
         path: path, entries: entries + (last.map { [$0] } ?? []), end: mark.offset, lines: mark.lines,
-        partial: last != nil, identity: LogIdentity(of: file, descriptor: descriptor)?.text ?? "")
+        partial: last != nil, identity: identity)
+      return "{\"pagedFrom\":\(pagedEntries)," + document.dropFirst()
     }
   }
 }

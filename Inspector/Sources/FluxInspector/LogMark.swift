@@ -61,6 +61,18 @@ struct LogMark: Sendable, Equatable {
       head: head + bytes.prefix(missing), tail: Array((tail + bytes).suffix(Self.window)))
   }
 
+  /// The mark after `bytes`, which follow the offset in the file and hold `lineCount` lines:
+  /// only the bytes the mark keeps are copied.
+  func advanced(over bytes: UnsafeBufferPointer<UInt8>, lines lineCount: Int) -> LogMark {
+    let missing = max(0, Self.window - head.count)
+    let last =
+      bytes.count >= Self.window
+      ? Array(bytes[(bytes.count - Self.window)...]) : Array((tail + bytes).suffix(Self.window))
+    return LogMark(
+      device: device, inode: inode, offset: offset + bytes.count, lines: lines + lineCount,
+      head: head + bytes.prefix(missing), tail: last)
+  }
+
   /// Whether `file`, open as `descriptor`, is the file of this mark, at least as long, with the
   /// same bytes at its start and before the offset.
   func isSame(as file: LogFile.Identity, descriptor: Int32) -> Bool {

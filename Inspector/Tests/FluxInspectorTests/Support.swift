@@ -47,10 +47,11 @@ enum Fixture {
 
 /// A server on a port the system chose, for the time of `body`.
 func withServer<Result>(
-  logPath: String, host: String = "127.0.0.1", _ body: (Int) async throws -> Result
+  logPath: String, host: String = "127.0.0.1", pagedEntries: Int = 100_000, _ body: (Int) async throws -> Result
 ) async throws -> Result {
   let (addresses, continuation) = AsyncStream.makeStream(of: String.self)
-  let server = InspectorServer(logPath: logPath, host: host)
+  let server = InspectorServer(
+    logPath: logPath, host: host, port: 0, pollInterval: .milliseconds(200), pagedEntries: pagedEntries)
   let task = Task {
     defer { continuation.finish() }
     try await server.run { address in continuation.yield(address) }

@@ -18,6 +18,8 @@
   const SELECT_LIMIT = 500;    // the names listed at most in a filter
   const IDLE_SECONDS = 20;     // after this long without a new line, the log is idle
   const RETRY_MS = 2000;       // how long the page waits before asking a server that is gone
+  const TALLEST = 1000000;     // the list's height at most, in pixels: Chromium lays out no element
+                               // taller than about 33.5 million, and 1.29 million rows are that tall
 
   const $ = (id) => document.getElementById(id);
   const ui = {
@@ -675,6 +677,7 @@
   }
 
   function applyFilters() {
+    if (paged) return applyPagedFilters();
     const filter = currentFilter();
     const plain = !filter.store && !filter.action && !filter.outcome && !filter.text;
     shown = [];
@@ -682,7 +685,7 @@
       if (plain || event.entries.some((index) => matches(model.entries[index], filter))) shown.push(event.index);
     }
     drawn = { first: -1, last: -1, count: -1 };
-    ui.spacer.style.height = shown.length * ROW + "px";
+    ui.spacer.style.height = Math.min(TALLEST, shown.length * ROW) + "px";
     updateCount();
     // A selection that the filters hide moves to the nearest event they show: the first after
     // it, or the last before it.
@@ -698,6 +701,7 @@
 
   // The position in `shown` of an event, or -1: `shown` is in the order of the log.
   function positionOf(eventIndex) {
+    if (paged) return pagedPositionOf(eventIndex);
     const position = firstShownFrom(eventIndex);
     return position < shown.length && shown[position] === eventIndex ? position : -1;
   }
@@ -713,26 +717,57 @@
 
   function updateCount() {
     const number = (value) => value.toLocaleString("en-US");
-    const actions = model.entries.length - model.errors - model.notes;
-    const parts = [number(shown.length) + " of " + number(model.events.length) + " events"];
+    const actions = (paged ? paged.entries : model.entries.length) - model.errors - model.notes;
+    const parts = [number(shown.length) + " of " + number(paged ? paged.events : model.events.length) + " events"];
     parts.push(number(actions) + " actions", number(model.stores.size) + (model.stores.size === 1 ? " store" : " stores"));
     if (model.errors) parts.push(number(model.errors) + (model.errors === 1 ? " bad line" : " bad lines"));
     ui.count.textContent = parts.join(" · ");
     ui.count.title = "An event is one row: an action, or one global dispatch to several stores.";
   }
 
-  // The timeline: only the rows in view are in the document.
+  // The timeline: only the rows in view are in the document. A list taller than TALLEST pixels
+  // is scrolled in proportion: the top of the scroll bar is the first row, its bottom the last,
+  // and the rows in view are placed where the view is; so every row is reached, by the keys, the
+  // slider, the scroll bar or a search, however long the log.
+
+  // The position (with its fraction) of the row at the top of the view.
+  function topPosition() {
+    const total = shown.length * ROW;
+    const view = ui.rows.clientHeight || 600;
+    if (total <= TALLEST) return ui.rows.scrollTop / ROW;
+    const room = TALLEST - view;
+    return room > 0 ? (Math.min(ui.rows.scrollTop, room) / room) * (total - view) / ROW : 0;
+  }
+
+  // Scrolls so that position `top` (with its fraction) is at the top of the view.
+  function scrollToPosition(top) {
+    const total = shown.length * ROW;
+    const view = ui.rows.clientHeight || 600;
+    if (total <= TALLEST) {
+      ui.rows.scrollTop = top * ROW;
+      return;
+    }
+    ui.rows.scrollTop = Math.round((Math.max(0, top * ROW) / (total - view)) * (TALLEST - view));
+  }
 
   function draw() {
-    const top = ui.rows.scrollTop;
     const height = ui.rows.clientHeight || 600;
-    const first = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
-    const last = Math.min(shown.length, Math.ceil((top + height) / ROW) + OVERSCAN);
-    if (first === drawn.first && last === drawn.last && shown.length === drawn.count) return;
-    drawn = { first, last, count: shown.length };
+    const top = topPosition();
+    const first = Math.max(0, Math.floor(top) - OVERSCAN);
+    const last = Math.min(shown.length, Math.ceil(top + height / ROW) + OVERSCAN);
+    // Rows in proportion move with every pixel scrolled: they are placed again.
+    const at = shown.length * ROW > TALLEST ? ui.rows.scrollTop : 0;
+    if (first === drawn.first && last === drawn.last && shown.length === drawn.count && at === drawn.at) return;
+    drawn = { first, last, count: shown.length, at };
+    if (paged) askRows(first, last);
     const fragment = document.createDocumentFragment();
     const query = currentFilter().text;
-    for (let position = first; position < last; position += 1) fragment.appendChild(rowFor(position, query));
+    const offset = ui.rows.scrollTop - top * ROW;
+    for (let position = first; position < last; position += 1) {
+      const row = rowFor(position, query);
+      row.style.top = Math.round(position * ROW + offset) + "px";
+      fragment.appendChild(row);
+    }
     for (const row of Array.from(ui.rows.querySelectorAll(".row"))) row.remove();
     ui.rows.appendChild(fragment);
   }
@@ -762,6 +797,7 @@
 
   function rowFor(position, query) {
     const event = model.events[shown[position]];
+    if (paged && (event === undefined || model.entries[event.entries[0]] === undefined)) return loadingRow(position);
     const first = model.entries[event.entries[0]];
     const row = document.createElement("div");
     row.className = "row" + (first.error !== undefined ? " error" : "") + (event.index === selected ? " selected" : "");
@@ -788,7 +824,7 @@
     }
     row.appendChild(span("time", clock(first.time)));
     const stores = span("stores");
-    const size = event.entries.length;
+    const size = event.size || event.entries.length;
     for (let i = 0; i < Math.min(size, ROW_STORES); i += 1) stores.appendChild(span("store-tag", model.entries[event.entries[i]].store));
     if (size > ROW_STORES) stores.appendChild(span("more", "+" + (size - ROW_STORES).toLocaleString("en-US")));
     row.appendChild(stores);
@@ -837,11 +873,12 @@
 
   function select(eventIndex, options) {
     selected = eventIndex;
-    const position = positionOf(eventIndex);
+    const position = options && options.position !== undefined ? options.position : positionOf(eventIndex);
     if (position >= 0 && options && options.scroll) {
-      const top = position * ROW;
-      if (top < ui.rows.scrollTop) ui.rows.scrollTop = top;
-      else if (top + ROW > ui.rows.scrollTop + ui.rows.clientHeight) ui.rows.scrollTop = top + ROW - ui.rows.clientHeight;
+      const top = topPosition();
+      const rows = (ui.rows.clientHeight || 600) / ROW;
+      if (position < top) scrollToPosition(position);
+      else if (position + 1 > top + rows) scrollToPosition(position + 1 - rows);
     }
     drawn = { first: -1, last: -1, count: -1 };
     draw();
@@ -854,7 +891,8 @@
     if (shown.length === 0) return;
     const clamped = Math.max(0, Math.min(shown.length - 1, position));
     if (byUser && clamped !== shown.length - 1) ui.follow.checked = false;
-    select(shown[clamped], { scroll: true });
+    if (paged) paged.selected = clamped;
+    select(shown[clamped], { scroll: true, position: clamped });
   }
 
   function updateSlider() {
@@ -905,6 +943,7 @@
   // The detail of the selected event: each of its lines, with its action, changes and state.
 
   function showDetail() {
+    if (paged && selected >= 0 && !pagedDetailReady(selected)) return;
     if (selected < 0 || !model.events[selected]) {
       ui.empty.hidden = false;
       ui.detail.hidden = true;
@@ -934,7 +973,7 @@
       ui.diff.appendChild(span("none", "—"));
       return;
     }
-    const size = event.entries.length;
+    const size = event.size || event.entries.length;
     // A dispatch to very many stores shows the first of them; a store filter shows its own.
     const filter = currentFilter();
     let indices = event.entries.slice(0, SHOWN_STORES);
@@ -1234,13 +1273,30 @@
     const panel = $("slowest");
     if (!panel) return;
     const asked = model;
-    FluxCosts.slowest(model.entries, FluxCosts.SLOWEST, (list) => {
+    // A long log: the server keeps its slowest commits.
+    FluxCosts.slowest(paged ? paged.slowest : model.entries, FluxCosts.SLOWEST, (list) => {
       if (model !== asked) return;  // an answer for a log no longer shown
       FluxCosts.show(panel, list, chooseEntry, { duration: formatNanoseconds });
     });
   }
 
   function chooseEntry(entry) {
+    if (paged) {
+      // Each second's counts bring the list anew: the entry is known by its index.
+      if (!paged.slowest.some((each) => each.index === entry.index)) return;
+      const filter = currentFilter();
+      if (filter.store || filter.action || filter.outcome || filter.text) {
+        // The filters are cleared; the server says where the event is among all.
+        for (const control of [ui.store, ui.action, ui.outcome, ui.search]) control.value = "";
+        ui.follow.checked = false;
+        selected = entry.event;
+        applyFilters();
+      } else {
+        selectPosition(entry.event, true);
+      }
+      ui.rows.focus();
+      return;
+    }
     if (model.entries[entry.index] !== entry) return;  // no longer in the log shown
     if (positionOf(entry.event) < 0) {
       for (const control of [ui.store, ui.action, ui.outcome, ui.search]) control.value = "";
@@ -1267,12 +1323,13 @@
     chart.setAttribute("viewBox", "0 0 " + width + " " + height);
     chart.replaceChildren();
     const left = 52, right = 8, top = 8, bottom = 18;
-    const points = model.entries.filter((entry) => entry.duration !== null && entry.duration !== undefined);
+    const points = paged ? [] : model.entries.filter((entry) => entry.duration !== null && entry.duration !== undefined);
     chart.appendChild(svg("line", { class: "axis", x1: left, y1: height - bottom, x2: width - right, y2: height - bottom }));
     chart.appendChild(svg("line", { class: "axis", x1: left, y1: top, x2: left, y2: height - bottom }));
     if (points.length === 0) {
       timeline = null;
-      chart.appendChild(svg("text", { class: "label", x: left + 8, y: height / 2 }, "No committed actions yet"));
+      const words = paged ? "A long log: each row shows its commit's duration" : "No committed actions yet";
+      chart.appendChild(svg("text", { class: "label", x: left + 8, y: height / 2 }, words));
       return;
     }
     const span = width - left - right - 1;
@@ -1397,6 +1454,10 @@
   // (the server restarted, or the file was replaced), the selection stays on the same line if
   // that line reads the same.
   function loaded(document, started) {
+    leavePaged();
+    window.fluxInspector.paged = false;
+    if (count(document.pagedFrom) !== null) pagedFrom = document.pagedFrom;
+    if (document.paged === true) return loadedPaged(document, started);
     const received = performance.now();
     const before = selected >= 0 && model.events[selected] ? model.entries[model.events[selected].entries[0]] : null;
     model = emptyModel();
@@ -1471,6 +1532,7 @@
   let events = null;
   let retry = 0;
   function follow() {
+    if (paged) return followPaged();
     if (events) events.close();
     let address = "events?from=" + model.end + "&line=" + (model.lines + 1);
     if (model.identity !== null) address += "&identity=" + encodeURIComponent(model.identity);
@@ -1494,6 +1556,10 @@
       if (!Array.isArray(document.entries) || (document.entries.length === 0 && !model.partial)) return;
       const before = model.events.length;
       ingest(document);
+      if (model.entries.length > pagedFrom) {
+        reload("The log is long now: it is shown a page at a time.");
+        return;
+      }
       if (document.entries.length) grewAt = Date.now();
       scheduleRefresh(model.events.length !== before);
       showStatus();
@@ -1555,6 +1621,327 @@
         clearTimeout(retry);
         retry = setTimeout(() => load(message), RETRY_MS);
       });
+  }
+
+  // A long log, a page at a time: past `pagedFrom` entries the server sends the log's counts,
+  // not its lines (`"paged": true`), keeps its index, and serves the rows the list shows
+  // (rows?from=P&count=N, with the filters and the search done on the server) and the entries a
+  // detail needs (entry?index=I). The page keeps the pages of rows near the view, and asks for
+  // the counts again each second while it follows the log: any number of lines written in that
+  // second is one redraw.
+  const PAGE_ROWS = 100;        // rows asked for at once
+  const KEPT_PAGES = 30;        // pages of rows kept at most
+  const PAGED_POLL_MS = 1000;   // how often a long log that is followed is asked for its counts
+  let pagedFrom = Infinity;     // entries past which the server pages the log
+  let paged = null;             // the state of a long log, or null
+  // `shown` of a long log: its length is the count of rows the filters pass, and its elements the
+  // events of the rows that came (-1 for the others).
+  const pagedShown = new Proxy({}, {
+    get(target, key) {
+      if (key === "length") return paged ? paged.shown : 0;
+      if (typeof key !== "string" || !/^[0-9]+$/.test(key) || !paged) return undefined;
+      const event = paged.eventAt.get(Number(key));
+      return event === undefined ? -1 : event;
+    },
+  });
+
+  function leavePaged() {
+    if (!paged) return;
+    clearTimeout(paged.timer);
+    paged = null;
+    shown = [];
+  }
+
+  function pagedCounts(document) {
+    paged.shown = count(document.shown) || 0;
+    paged.events = count(document.events) || 0;
+    paged.entries = count(document.entries) || 0;
+    model.errors = count(document.errors) || 0;
+    if (count(document.end) !== null) model.end = document.end;
+    if (count(document.lines) !== null) model.lines = document.lines;
+    if (Array.isArray(document.slowest)) {
+      paged.slowest = [];
+      for (const item of document.slowest) {
+        if (!isObject(item) || count(item.index) === null || count(item.event) === null) continue;
+        const entry = pagedEntry(item);
+        entry.event = item.event;
+        paged.slowest.push(entry);
+      }
+    }
+    for (const [list, map] of [[document.stores, model.stores], [document.actions, model.actions]]) {
+      if (!Array.isArray(list)) continue;
+      map.clear();
+      for (const pair of list) {
+        if (Array.isArray(pair) && typeof pair[0] === "string" && count(pair[1]) !== null) map.set(pair[0], pair[1]);
+      }
+    }
+  }
+
+  function loadedPaged(document, started) {
+    model = emptyModel();
+    model.path = typeof document.path === "string" ? document.path : "";
+    model.identity = typeof document.identity === "string" ? document.identity : null;
+    paged = {
+      shown: 0, events: 0, entries: 0, version: 0, selected: -1, timer: 0, started, painted: false, slowest: [],
+      pages: new Map(), asking: new Set(), eventAt: new Map(), positionOf: new Map(), befores: new Set(),
+    };
+    pagedCounts(document);
+    selected = -1;
+    shown = pagedShown;
+    ui.source.textContent = model.path;
+    fillSelect(ui.store, model.stores);
+    fillSelect(ui.action, model.actions);
+    applyPagedFilters();
+    grewAt = Date.now();
+  }
+
+  function rowsAddress(from, rows, counts) {
+    const filter = currentFilter();
+    let address = "rows?from=" + from + "&count=" + rows + "&identity=" + encodeURIComponent(model.identity || "");
+    if (filter.store) address += "&store=" + encodeURIComponent(filter.store);
+    if (filter.action) address += "&action=" + encodeURIComponent(filter.action);
+    if (filter.outcome) address += "&outcome=" + encodeURIComponent(filter.outcome);
+    if (filter.text) address += "&q=" + encodeURIComponent(filter.text);
+    if (counts) address += "&counts=1";
+    return address;
+  }
+
+  // Asks the server; a 409 (the log is another file now) loads the log again.
+  function askServer(address) {
+    return fetch(address, { cache: "no-store" }).then((response) => {
+      if (response.status === 409) {
+        reload("The log changed: it is shown again from its start.");
+        return null;
+      }
+      return response.ok ? response.json() : response.text().then((text) => { throw new Error(text); });
+    });
+  }
+
+  // The filters changed, or the log was loaded: the rows are asked for again, from the first.
+  function applyPagedFilters() {
+    paged.version += 1;
+    paged.pages.clear();
+    paged.asking.clear();
+    paged.eventAt.clear();
+    paged.positionOf.clear();
+    model.events = [];
+    model.entries = [];
+    const version = paged.version;
+    ui.count.textContent = "searching…";
+    // A selection that the filters hide moves to the nearest event they show: the first after
+    // it, or the last before it; the server says where that is.
+    const at = selected >= 0 ? "&at=" + selected : "";
+    selected = -1;
+    askServer(rowsAddress(0, PAGE_ROWS, false) + at).then((document) => {
+      if (!document || !paged || version !== paged.version) return;
+      pagedCounts(document);
+      takeRows(document, 0);
+      ui.spacer.style.height = Math.min(TALLEST, paged.shown * ROW) + "px";
+      updateCount();
+      drawn = { first: -1, last: -1, count: -1 };
+      const target = ui.follow.checked ? paged.shown - 1 : count(document.at) !== null ? document.at : 0;
+      if (paged.shown) selectPosition(target, false);
+      else {
+        selected = -1;
+        updateSlider();
+        draw();
+        showDetail();
+      }
+      drawCharts();
+      painted();
+    }, (error) => problem("Cannot load the rows of the log: " + error.message));
+  }
+
+  function pagedPositionOf(eventIndex) {
+    if (eventIndex < 0) return eventIndex === selected && paged.selected >= 0 ? paged.selected : -1;
+    const position = paged.positionOf.get(eventIndex);
+    return position === undefined ? (eventIndex === selected ? paged.selected : -1) : position;
+  }
+
+  // Asks for the pages of the rows from `first` to before `last` that the page does not have.
+  function askRows(first, last) {
+    if (last <= first) return;
+    for (let page = Math.floor(first / PAGE_ROWS); page <= Math.floor((last - 1) / PAGE_ROWS); page += 1) {
+      if (paged.pages.has(page) || paged.asking.has(page)) continue;
+      paged.asking.add(page);
+      const version = paged.version;
+      askServer(rowsAddress(page * PAGE_ROWS, PAGE_ROWS, false)).then((document) => {
+        if (!document || !paged || version !== paged.version) return;
+        paged.asking.delete(page);
+        takeRows(document, page);
+        const selectedHere = paged.selected >= page * PAGE_ROWS && paged.selected < (page + 1) * PAGE_ROWS;
+        if (selectedHere) selected = shown[paged.selected];
+        drawn = { first: -1, last: -1, count: -1 };
+        draw();
+        if (selectedHere) {
+          updateSlider();
+          showDetail();
+          drawCursor();
+        }
+      }, (error) => {
+        if (paged && version === paged.version) paged.asking.delete(page);
+        problem("Cannot load the rows of the log: " + error.message);
+      });
+    }
+  }
+
+  // Takes the rows of a page that came; the pages furthest from the view are let go.
+  function takeRows(document, page) {
+    if (!Array.isArray(document.rows)) throw new Error("the server sent no rows");
+    const kept = [];
+    for (const row of document.rows) {
+      if (!isObject(row) || count(row.position) === null || count(row.event) === null || !Array.isArray(row.entries)) continue;
+      const event = { entries: [], index: row.event, stores: new Set(), size: count(row.size) || row.entries.length };
+      for (const item of row.entries) {
+        if (!isObject(item) || count(item.index) === null) continue;
+        const entry = pagedEntry(item);
+        model.entries[entry.index] = entry;
+        event.entries.push(entry.index);
+        event.stores.add(entry.store);
+        entry.event = row.event;
+      }
+      if (event.entries.length === 0) continue;
+      model.events[row.event] = event;
+      paged.eventAt.set(row.position, row.event);
+      paged.positionOf.set(row.event, row.position);
+      kept.push(row);
+    }
+    paged.pages.set(page, kept);
+    const view = Math.floor(topPosition() / PAGE_ROWS);
+    while (paged.pages.size > KEPT_PAGES) {
+      let furthest = -1;
+      for (const number of paged.pages.keys()) {
+        if (furthest < 0 || Math.abs(number - view) > Math.abs(furthest - view)) furthest = number;
+      }
+      for (const row of paged.pages.get(furthest)) {
+        if (row.event === selected) continue;
+        const event = model.events[row.event];
+        if (event) for (const index of event.entries) delete model.entries[index];
+        delete model.events[row.event];
+        paged.eventAt.delete(row.position);
+        paged.positionOf.delete(row.event);
+      }
+      paged.pages.delete(furthest);
+    }
+    painted();
+  }
+
+  // The first rows of a long log came: it is shown.
+  function painted() {
+    if (paged.painted) return;
+    paged.painted = true;
+    window.fluxInspector.loadMilliseconds = performance.now() - paged.started;
+    window.fluxInspector.showMilliseconds = 0;
+    window.fluxInspector.paged = true;
+    window.fluxInspector.ready = true;
+    window.document.body.dataset.ready = "true";
+  }
+
+  function pagedEntry(item) {
+    let entry;
+    try {
+      entry = entryFrom(item);
+    } catch (problem) {
+      entry = badEntry({ line: Number(item.line) || 0, raw: String(item.raw) }, "this line cannot be shown: " + problem);
+    }
+    entry.index = item.index;
+    entry.before = entry.hasState && count(item.before) !== null ? item.before : -1;
+    // A long line the server did not send with its page: asked for alone when its row is selected.
+    if (item.deferred === true) entry.deferred = true;
+    return entry;
+  }
+
+  // Whether the entries of the states before those of `eventIndex` are here; when not, they are
+  // asked for, and the detail is shown once they come.
+  function pagedDetailReady(eventIndex) {
+    const event = model.events[eventIndex];
+    if (!event) return true;
+    const missing = [];
+    for (const index of event.entries.slice(0, SHOWN_STORES)) {
+      const entry = model.entries[index];
+      if (entry && entry.deferred && !paged.befores.has(index)) missing.push(index);
+      if (entry && entry.before >= 0 && !model.entries[entry.before] && !paged.befores.has(entry.before)) missing.push(entry.before);
+    }
+    if (missing.length === 0) return true;
+    const version = paged.version;
+    for (const index of missing) paged.befores.add(index);
+    Promise.all(missing.map((index) => askServer("entry?index=" + index + "&identity=" + encodeURIComponent(model.identity || ""))))
+      .then((items) => {
+        for (const index of missing) paged.befores.delete(index);
+        if (!paged || version !== paged.version) return;
+        for (const item of items) {
+          if (!isObject(item) || count(item.index) === null) continue;
+          const entry = pagedEntry(item);
+          const old = model.entries[item.index];
+          if (old) entry.event = old.event;
+          model.entries[item.index] = entry;
+        }
+        if (selected === eventIndex) {
+          drawn = { first: -1, last: -1, count: -1 };
+          draw();
+          showDetail();
+        }
+      }, (error) => {
+        if (paged) for (const index of missing) paged.befores.delete(index);
+        problem("Cannot load the state before this action: " + error.message);
+      });
+    return false;
+  }
+
+  function loadingRow(position) {
+    const row = document.createElement("div");
+    row.className = "row loading" + (paged && position === paged.selected ? " selected" : "");
+    row.dataset.position = String(position);
+    row.setAttribute("role", "option");
+    row.appendChild(span("seq", String(position + 1)));
+    row.appendChild(span("action", "…"));
+    return row;
+  }
+
+  // Follows a long log: its counts each second; rows past the end are asked for as they show.
+  function followPaged() {
+    connection = "open";
+    showStatus();
+    const version = paged.version;
+    clearTimeout(paged.timer);
+    paged.timer = setTimeout(() => {
+      if (!paged || version !== paged.version) return followPaged();
+      askServer(rowsAddress(0, 0, true)).then((document) => {
+        if (!document || !paged) return;
+        if (document.identity !== model.identity) {
+          reload("The log is another file now: it is shown again from its start.");
+          return;
+        }
+        const before = paged.shown;
+        const grew = (count(document.events) || 0) !== paged.events;
+        if (version === paged.version) pagedCounts(document);
+        if (grew) {
+          grewAt = Date.now();
+          fillSelect(ui.store, model.stores);
+          fillSelect(ui.action, model.actions);
+          // The last page may have had fewer rows than it has now.
+          paged.pages.delete(Math.floor(Math.max(0, before - 1) / PAGE_ROWS));
+          ui.spacer.style.height = Math.min(TALLEST, paged.shown * ROW) + "px";
+          updateCount();
+          drawn = { first: -1, last: -1, count: -1 };
+          if (ui.follow.checked && paged.shown) selectPosition(paged.shown - 1, false);
+          else {
+            updateSlider();
+            draw();
+          }
+          drawStores();
+          drawSlowest();
+        }
+        followPaged();
+      }, () => {
+        if (connection !== "gone") goneAt = Date.now();
+        connection = "gone";
+        showStatus();
+        clearTimeout(retry);
+        const asked = generation;
+        retry = setTimeout(() => { if (asked === generation) load(null); }, RETRY_MS);
+      });
+    }, PAGED_POLL_MS);
   }
 
   // Live sessions: the apps that connect to the inspector, each a session of its own, shown as a
@@ -2004,6 +2391,7 @@
 
   // No log and no app yet.
   function waiting() {
+    leavePaged();
     viewing = { kind: "none" };
     generation += 1;
     model = emptyModel();
@@ -2019,6 +2407,7 @@
   // Shows `what`: the log file, or the session of an app.
   function show(what) {
     generation += 1;
+    leavePaged();
     if (events) events.close();
     events = null;
     clearTimeout(retry);
