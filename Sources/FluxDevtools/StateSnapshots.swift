@@ -61,7 +61,7 @@ extension StateSnapshots {
   /// stops (cycles and shared objects are written once and referred to by number; values nest at
   /// most 32 deep; a collection shows its first 100 elements and its count; a snapshot writes at
   /// most 10,000 values and a text at most 1,000 bytes, each cut marked with `…`), are in
-  /// <doc:RecordingAndReplaying>.
+  /// <doc:RecordingAndReplaying#Snapshots-of-any-state>.
   ///
   /// > Important: `Mirror` reads the state's stored properties on the store's executor, right
   /// > after the commit, where the mutations write them: a property that another thread writes
