@@ -133,6 +133,11 @@ struct MirrorSnapshotTests {
     #expect(cut["type"] as? String == "Chain")
     #expect(depth == 32)
 
+    // A mirror that says it is an optional of itself ends too.
+    let loop = try #require(garden["loop"] as? [String: Any])
+    #expect(loop["kind"] as? String == "…")
+    #expect(loop["reason"] as? String == "depth")
+
     // A long text is cut, with `…`.
     let long = try #require(garden["long"] as? String)
     #expect(long.utf8.count <= 1003)
@@ -243,11 +248,19 @@ final class GardenState: State, @unchecked Sendable {
   var kind: Any.Type = Bed.self
   var planted = Date(timeIntervalSince1970: 1)
   let visits = Variable(0)
+  var loop = SelfOptional()
 
   init() {
     shed.next = shed
     spare = shed
     for _ in 0..<100 { chain = .link(chain) }
+  }
+}
+
+/// A value whose mirror says it is an optional that holds itself.
+struct SelfOptional: CustomReflectable {
+  var customMirror: Mirror {
+    Mirror(self, children: [(label: "some", value: self)], displayStyle: .optional)
   }
 }
 

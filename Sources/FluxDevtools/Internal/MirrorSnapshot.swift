@@ -68,7 +68,9 @@ enum MirrorSnapshot {
       let type = MirrorSnapshot.typeName(mirror.subjectType)
       if mirror.displayStyle == .optional {
         guard let wrapped = mirror.children.first?.value else { return .null }
-        return node(wrapped, depth: depth)
+        // A level deeper, so that even a `customMirror` that says it is an optional of itself ends.
+        return depth < MirrorSnapshot.depthLimit
+          ? node(wrapped, depth: depth + 1) : MirrorSnapshot.marker("depth", type: type)
       }
       guard depth < MirrorSnapshot.depthLimit else { return MirrorSnapshot.marker("depth", type: type) }
       written += 1
