@@ -719,6 +719,179 @@ class Suite(LiveTests, TodoLiveTests, MirrorTests):
         check("50.0 ms" in dots[0][1], f"the slow commit's dot says {dots[0][1]!r}")
         self.screenshot("inspector-slow-commit.png")
 
+    def detail_after_click(self, position):
+        """Clicks the row at `position` and returns how long the page took to show its detail, in
+        milliseconds: the click's handler draws the detail before it returns."""
+        self.click_row(0 if position else 1)
+        return self.driver.execute_script("""
+            const row = document.querySelector('#rows .row[data-position="' + arguments[0] + '"]');
+            const started = performance.now();
+            row.click();
+            return performance.now() - started;""", position)
+
+    def test_a_10000_item_state_with_one_changed_item_opens_that_change_and_collapses_the_rest(self):
+        items = [{"id": index, "title": f"item {index}", "done": False} for index in range(10000)]
+        changed = list(items)
+        changed[5000] = dict(items[5000], title="changed")
+        log = self.write_log("large-state.jsonl", logs.todo_items({"items": items}, {"items": changed}))
+        server = self.serve(log)
+        self.open(server.url)
+        milliseconds = self.detail_after_click(1)
+        self.figures["detail of a 10,000-item state with one change, ms"] = round(milliseconds, 1)
+        changes = self.text("detail-diff").splitlines()
+        check(changes == ['items.5000.title "item 5000" → "changed"'], f"the changes read {changes}")
+        shown = self.driver.execute_script("""
+            const state = document.getElementById('detail-state');
+            const leaf = state.querySelector('.leaf.changed[data-path="items.5000.title"]');
+            return [state.querySelectorAll('details, .leaf').length, leaf ? leaf.offsetParent !== null : false,
+                    Array.from(state.querySelectorAll('details.range > summary')).map(summary => summary.textContent)];""")
+        nodes, visible, ranges = shown
+        self.figures["state tree of 10,000 items with one change, elements"] = nodes
+        check(visible, "the changed title is not shown opened")
+        check(nodes < 40, f"the state tree holds {nodes} nodes: the unchanged items are not collapsed")
+        check(ranges == ["[0 … 4999] 5,000 items", "[5001 … 9999] 4,999 items"], f"the ranges read {ranges}")
+        # A range opens to ranges of 100, and one of those to its items.
+        self.driver.execute_script("document.querySelectorAll('#detail-state details.range > summary')[1].click();")
+        inner = self.driver.execute_script("""
+            const outer = document.querySelectorAll('#detail-state details.range')[1];
+            return Array.from(outer.querySelectorAll(':scope > details.range > summary')).map(summary => summary.textContent);""")
+        check(len(inner) == 50 and inner[0] == "[5001 … 5100] 100 items" and inner[-1] == "[9901 … 9999] 99 items",
+              f"the range opens to {len(inner)} ranges: {inner[:2]} … {inner[-1:]}")
+        self.driver.execute_script(
+            "document.querySelectorAll('#detail-state details.range')[1].querySelector(':scope > details.range > summary').click();")
+        self.wait(lambda: "5001: {3}" in self.text("detail-state") and "5100: {3}" in self.text("detail-state"),
+                  "the inner range does not open to its items")
+        check("5101: {3}" not in self.text("detail-state"), "the inner range opens to more than its items")
+        # What the search finds in a closed range is opened to.
+        self.driver.find_element(By.ID, "search").send_keys("item 7777")
+        self.wait(lambda: self.driver.execute_script(
+            "const leaf = document.querySelector('#detail-state .leaf.found[data-path=\"items.7777.title\"]');"
+            "return leaf !== null && leaf.offsetParent !== null;"), "the search's find in a closed range is not shown")
+        self.screenshot("inspector-large-state.png")
+
+    def test_an_insert_in_the_middle_of_10000_items_reads_as_one_insertion(self):
+        items = [{"id": index, "title": f"item {index}"} for index in range(10000)]
+        titles = [item["title"] for item in items]
+        inserted = items[:5000] + [{"id": 20000, "title": "new"}] + items[5000:]
+        moved = inserted[1:] + inserted[:1]
+        plain = ["first"] + titles[1:5000] + ["new"] + titles[5000:-1] + ["last"]
+        for name, before, after, expected in (
+                ("ids", items, inserted, ['5000 {id: 20000, title: "new"} (added)']),
+                ("ids, the first moved to the end", items, moved,
+                 ['4999 {id: 20000, title: "new"} (added)', '10000 {id: 0, title: "item 0"} (moved from 0)']),
+                ("plain, the first and last changed", titles, plain,
+                 ['0 "item 0" → "first"', '5000 "new" (added)', '10000 "item 9999" → "last"'])):
+            log = self.write_log("insert.jsonl", logs.todo_items(before, after))
+            server = self.serve(log)
+            self.open(server.url)
+            self.click_row(1)
+            self.wait(lambda: "added" in self.text("detail-diff"), f"no insertion shown ({name})")
+            changes = self.text("detail-diff").splitlines()
+            check(changes == expected, f"{name}: the changes read {changes[:6]}{' …' if len(changes) > 6 else ''}")
+            server.stop()
+            self.servers.remove(server)
+
+    def test_a_change_in_a_string_of_100_kb_shows_where_it_is(self):
+        words = " ".join(f"w{(index * 7919) % 1000}" for index in range(25000))[:100000]
+        middle = words.index(" ", 50000) + 1
+        after = words[:middle] + "CHANGED" + words[words.index(" ", middle):]
+        log = self.write_log("long-string.jsonl", logs.todo_items({"text": words}, {"text": after}))
+        server = self.serve(log)
+        self.open(server.url)
+        self.click_row(1)
+        self.wait(lambda: "CHANGED" in self.text("detail-diff"), f"the change is not shown: {self.text('detail-diff')[:300]!r}")
+        lines = self.text("detail-diff").splitlines()
+        removed = words[middle:words.index(" ", middle)]
+        check(lines[0] == "text", f"the path reads {lines[0]!r}")
+        check(lines[1] == f"at {middle:,}: …{words[middle - 30:middle]}{removed}CHANGED{after[middle + 7:middle + 37]}…",
+              f"the change reads {lines[1]!r}")
+        check(lines[-1] == f"(1 change; {len(words):,} → {len(after):,} characters)", f"the summary reads {lines[-1]!r}")
+
+    def test_diffs_of_10000_elements_and_100_kb_strings_are_right_and_near_linear(self):
+        # The costs, measured in the page; the results checked against what was changed.
+        server = self.serve(self.todo_log)
+        self.open(server.url)
+        figures = self.driver.execute_script("""
+            const D = window.FluxDiff;
+            const time = (f) => { f(); const started = performance.now(); const result = f(); return [performance.now() - started, result]; };
+            const titles = Array.from({length: 10000}, (_, i) => 'item ' + i);
+            const scattered = titles.slice();
+            for (let i = 0; i < 200; i += 1) scattered[(i * 7919) % 10000] = 'x' + i;
+            const shuffled = titles.slice().sort((a, b) => ((a.length * 31 + a.charCodeAt(a.length - 1)) % 17) - ((b.length * 31 + b.charCodeAt(b.length - 1)) % 17));
+            const items = titles.map((title, id) => ({ id, title }));
+            const reversed = items.slice().reverse();
+            const words = Array.from({length: 25000}, (_, i) => 'w' + (i * 7919) % 1000).join(' ').slice(0, 100000);
+            let edited = words;
+            for (let i = 0; i < 100; i += 1) { const at = 500 + i * 990; edited = edited.slice(0, at) + '#' + edited.slice(at + 1); }
+            const other = Array.from({length: 25000}, (_, i) => 'z' + (i * 104729) % 1000).join(' ').slice(0, 100000);
+            return {
+              scattered: time(() => D.diff(titles, scattered, 400).length),
+              shuffled: time(() => D.commonPairs(titles, shuffled).length),
+              reversedIds: time(() => D.diff(items, reversed, 20000).length),
+              edited: time(() => D.textChanges(words, edited).count),
+              other: time(() => D.textChanges(words, other).count),
+            };""")
+        for name, (milliseconds, _) in figures.items():
+            self.figures[f"diff, {name}, ms"] = round(milliseconds, 1)
+        check(figures["scattered"][1] == 200, f"200 changed elements read as {figures['scattered'][1]} changes")
+        check(figures["reversedIds"][1] == 9999, f"10,000 reversed items read as {figures['reversedIds'][1]} moves")
+        check(figures["edited"][1] == 100, f"100 edits of a string read as {figures['edited'][1]} changes")
+        check(figures["other"][1] >= 1, "two different strings read as the same")
+
+    def test_the_slowest_commits_are_listed_slowest_first_and_a_link_selects_its_row(self):
+        log = self.write_log("slowest.jsonl", logs.one_slow_commit())
+        server = self.serve(log)
+        self.open(server.url)
+        listed = self.driver.execute_script("""
+            return Array.from(document.querySelectorAll('#slowest a')).map(link =>
+              [Number(link.dataset.line), link.querySelector('.num').textContent, link.textContent]);""")
+        check(len(listed) == 20, f"{len(listed)} commits listed")
+        check(listed[0][0] == 1 and listed[0][1] == "50.0 ms" and listed[0][2] == "50.0 msloads", f"the first listed is {listed[0]}")
+        expected = sorted(((1000 + (index * 997) % 4000, index + 2) for index in range(40)), key=lambda pair: (-pair[0], pair[1]))
+        check([line for line, _, _ in listed[1:]] == [line for _, line in expected[:19]],
+              f"the quick ones are listed as lines {[line for line, _, _ in listed[1:]]}")
+        # Following: the list starts at its end; the link selects the slow first row.
+        self.wait(lambda: self.selected_position() == 40, "the last row is not selected")
+        self.driver.find_element(By.CSS_SELECTOR, "#slowest a").click()
+        self.wait(lambda: self.selected_position() == 0, "the link does not select the slow row")
+        check(self.text("detail-title") == "load", f"the detail shows {self.text('detail-title')!r}")
+        check(self.rows()[0][1] == 1, "the row shown first is not line 1")
+        # A link whose row a filter hides clears the filters and selects it.
+        Select(self.driver.find_element(By.ID, "filter-action")).select_by_value("add")
+        self.wait(lambda: all("load" not in row[2] for row in self.rows()), "the action filter does not hide load")
+        self.driver.find_element(By.CSS_SELECTOR, "#slowest a").click()
+        self.wait(lambda: self.selected_position() == 0 and self.text("detail-title") == "load",
+                  "the link does not select a row that the filter hid")
+        check(Select(self.driver.find_element(By.ID, "filter-action")).first_selected_option.get_attribute("value") == "",
+              "the action filter is still on")
+        second = self.driver.find_elements(By.CSS_SELECTOR, "#slowest a")[1]
+        line = int(second.get_attribute("data-line"))
+        second.click()
+        self.wait(lambda: [row[1] for row in self.rows() if row[0] == self.selected_position()] == [line],
+                  f"the second link does not select line {line}")
+        self.screenshot("inspector-slowest.png")
+
+    def test_names_and_strings_from_the_log_in_the_slowest_list_and_the_text_changes_are_text(self):
+        markup = '<img src=x onerror="window.fluxRan=1"><script>window.fluxRan=2</script>'
+        before = "a " * 100 + "plain" + " z" * 100
+        after = before.replace("plain", markup)
+        log = self.write_log("markup.jsonl", "".join(
+            logs._line({"store": markup, "outcome": "committed", "time": logs._time(logs.START, index),
+                        "durationNanoseconds": 1000 * (index + 1), "action": {"set": {"_0": markup}},
+                        "sequence": index + 1, "state": {"text": text}})
+            for index, text in enumerate((before, after))))
+        server = self.serve(log)
+        self.open(server.url)
+        self.click_row(1)
+        self.wait(lambda: "onerror" in self.text("detail-diff"), "the text change is not shown")
+        check(markup in self.text("detail-diff"), f"the text change reads {self.text('detail-diff')!r}")
+        listed = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#slowest a')).map(link => link.textContent);")
+        check(len(listed) == 2 and all(markup in text for text in listed), f"the slowest list reads {listed}")
+        check(self.driver.execute_script(
+            "return window.fluxRan === undefined && !document.querySelector('#slowest img, #slowest script, #detail-diff img, #detail-diff script');"),
+            "markup from the log became elements or ran")
+
     def test_the_status_says_when_the_log_stopped_growing_and_when_the_server_is_gone(self):
         log = self.write_log("quiet.jsonl", logs.with_every_field())  # its last line is days old
         server = self.serve(log)

@@ -269,6 +269,9 @@ struct InspectorFaultTests {
     #expect(connection.phase == .closed)
     counter.actions.dispatch(action: .add(1))
     connection.log.flush()
+    // `send` waits for the line to be written to the socket, not read: the inspector reads on its
+    // own thread. Once it has read to the connection's end, it holds everything ever sent on it.
+    #expect(inspector.waitUntil { inspector.openConnections == 0 })
     #expect(inspector.lines.count == 1)
     #expect(inspector.connectionCount == 1)
     connection.close()

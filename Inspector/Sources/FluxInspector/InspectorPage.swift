@@ -3,10 +3,16 @@ import Foundation
 /// The page of the inspector: HTML, a script and a style sheet, served as they are or put
 /// together into one self-contained file.
 public enum InspectorPage {
-  /// The page as the server serves it: it loads `/inspector.css`, `/inspector.js` and `/log`.
+  /// The page as the server serves it: it loads `/inspector.css`, `/diff.js`, `/costs.js`,
+  /// `/inspector.js` and `/log`.
   public static var html: String { resource("index.html") }
   /// The page's script.
   public static var script: String { resource("inspector.js") }
+  /// The scripts the page loads before its script, in order, by name: its diff (`diff.js`) and
+  /// its list of the slowest commits (`costs.js`).
+  static let helperScripts = ["diff.js", "costs.js"]
+  /// The text of one of ``helperScripts``.
+  static func helperScript(_ name: String) -> String { resource(name) }
   /// The page's style sheet.
   public static var style: String { resource("inspector.css") }
 
@@ -20,6 +26,11 @@ public enum InspectorPage {
     // every "<" is escaped, which JSON allows, as it can only be in a string. The script and
     // style are ours and hold no "</script" or "</style".
     let data = document.replacingOccurrences(of: "<", with: "\\u003c")
+    var html = html
+    for name in helperScripts {
+      html = html.replacingOccurrences(
+        of: "<script src=\"\(name)\"></script>", with: "<script>\n\(helperScript(name))</script>")
+    }
     return html.replacingOccurrences(
       of: "<link rel=\"stylesheet\" href=\"inspector.css\">", with: "<style>\n\(style)</style>"
     ).replacingOccurrences(

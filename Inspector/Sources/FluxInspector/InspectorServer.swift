@@ -28,7 +28,7 @@ import ServiceLifecycle
 /// `addLiveRoutes`), and nothing else (any other is 404, whatever `..`, `%2e` or absolute path
 /// it holds: no path reaches the file system):
 ///
-/// - `/`: the page; `/inspector.js` and `/inspector.css`: its script and style;
+/// - `/`: the page; `/inspector.js`, `/diff.js`, `/costs.js` and `/inspector.css`: its scripts and style;
 /// - `/log`: the log as ``LogDocument`` writes it, with what was written since the last request;
 /// - `/session-test.swift`: a Swift Testing file that replays the log (``SessionTestExport``),
 ///   as an attachment; when no store of the log can be tested, 422 and why, in words;
@@ -241,6 +241,11 @@ public struct InspectorServer: Sendable {
     router.get("/") { _, _ in Self.text(page.html, type: "text/html; charset=utf-8") }
     router.get("/inspector.js") { _, _ in Self.text(InspectorPage.script, type: "text/javascript; charset=utf-8") }
     router.get("/inspector.css") { _, _ in Self.text(InspectorPage.style, type: "text/css; charset=utf-8") }
+    for name in InspectorPage.helperScripts {
+      router.get(RouterPath("/\(name)")) { _, _ in
+        Self.text(InspectorPage.helperScript(name), type: "text/javascript; charset=utf-8")
+      }
+    }
     router.get("/log") { _, _ in
       guard let cache else { return Self.noLog }
       do throws(InspectorError) {

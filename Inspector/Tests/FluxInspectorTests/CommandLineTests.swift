@@ -146,12 +146,16 @@ struct CommandLineTests {
     #expect(run.output == "Wrote \(report): open it in a browser.\n")
     let html = try String(contentsOfFile: report, encoding: .utf8)
     #expect(!html.contains(#"src="inspector.js""#))
+    #expect(!html.contains(#"src="diff.js""#))
+    #expect(!html.contains(#"src="costs.js""#))
+    #expect(html.contains("root.FluxDiff") && html.contains("root.FluxCosts"))
     #expect(!html.contains(#"href="inspector.css""#))
     #expect(html.contains("<style>"))
     #expect(html.contains(#"<script id="flux-log" type="application/json">"#))
     #expect(html.contains("EventSource"))
-    // The data cannot end its script element: every "<" in it is escaped.
-    #expect(html.components(separatedBy: "</script>").count == 3)
+    // The data cannot end its script element: every "<" in it is escaped. The page's own
+    // scripts are its diff, its list of the slowest commits, and its script.
+    #expect(html.components(separatedBy: "</script>").count == 5)
     #expect(html.contains(#"\u003cscript>alert(1)"#))
     #expect(html.contains(#""line":3,"error":"#))
     #expect(!html.contains(#"\"store\":\"older\""#))

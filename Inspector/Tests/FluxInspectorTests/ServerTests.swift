@@ -25,6 +25,22 @@ struct ServerTests {
     }
   }
 
+  @Test func theDiffAndTheListOfTheSlowestCommitsAreServedBeforeThePageScript() async throws {
+    let scratch = try Scratch()
+    let log = try scratch.write("session.jsonl", Fixture.line() + "\n")
+    try await withServer(logPath: log) { port throws in
+      let page = try await fetch("/", port: port).body
+      let scripts = ["diff.js", "costs.js", "inspector.js"].map { #"<script src="\#($0)"></script>"# }
+      #expect(page.contains(scripts.joined(separator: "\n")))
+      for (name, global) in [("diff.js", "root.FluxDiff"), ("costs.js", "root.FluxCosts")] {
+        let script = try await fetch("/\(name)", port: port)
+        #expect(script.status == 200)
+        #expect(script.header("content-type")?.hasPrefix("text/javascript") == true)
+        #expect(script.body.contains(global))
+      }
+    }
+  }
+
   @Test func theLogIsServedWithEveryLineAndBadLinesAsErrorsWithTheirNumbers() async throws {
     let scratch = try Scratch()
     let bad = #"{"store":"counter","time":"yesterday","outcome":"committed","action":{}}"#

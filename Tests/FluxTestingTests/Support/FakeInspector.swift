@@ -112,6 +112,12 @@ final class FakeInspector: @unchecked Sendable {
     lock.withLock { accepted }
   }
 
+  /// The connections it still reads from: one leaves once its app has closed it and everything
+  /// sent on it has been read.
+  var openConnections: Int {
+    lock.withLock { connections.count }
+  }
+
   /// Sends `text` and a line break to every connection.
   func send(_ text: String) {
     sendBytes(Array((text + "\n").utf8))

@@ -11,8 +11,8 @@
   const ROW = 26;              // the height of a row, in pixels, as in the style sheet's --row
   const OVERSCAN = 8;          // rows drawn above and below the visible ones
   const DIFF_LIMIT = 400;      // changes listed at most for one action
+  const TEXT_VIEWS = 20;       // long strings of one action shown by what changed in them
   const DEPTH_LIMIT = 512;     // the deepest nesting of a line, as the server's reader allows
-  const LCS_CELLS = 250000;    // the largest table the array diff fills; beyond, it pairs by index
   const SHOWN_STORES = 12;     // the stores of one global dispatch shown in the detail
   const ROW_STORES = 4;        // and in its row
   const SELECT_LIMIT = 500;    // the names listed at most in a filter
@@ -1117,11 +1117,19 @@
       box.appendChild(span("none", "No change."));
       return;
     }
+    let texts = 0;
     for (const change of changes.slice(0, DIFF_LIMIT)) {
       const line = document.createElement("div");
       line.className = "change";
       line.appendChild(span("path", change.path || "(the whole state)"));
       line.appendChild(document.createTextNode(" "));
+      if (change.kind === "changed" && FluxDiff.isLongText(change.before, change.after) && (texts += 1) <= TEXT_VIEWS) {
+        // A long string: what changed in it, word by word, with the text around (in the first
+        // TEXT_VIEWS long strings: each costs a comparison of its own).
+        line.appendChild(FluxDiff.textView(change.before, change.after));
+        box.appendChild(line);
+        continue;
+      }
       if (change.kind !== "added" && change.kind !== "moved") line.appendChild(span("before", inline(change.before, 80)));
       if (change.kind === "changed") line.appendChild(document.createTextNode(" → "));
       if (change.kind !== "removed") line.appendChild(span("after", inline(change.after, 80)));
@@ -1136,176 +1144,10 @@
     return path === "" ? String(key) : path + "." + key;
   }
 
-  // What changed from `before` to `after`: each path as deep as the difference goes. Arrays
-  // are matched element to element by `id` where every element has a unique one, else by their
-  // longest common subsequence, so that removing one item reads as one removal. Walked with a
-  // stack: no recursion.
+  // What changed from `before` to `after`, at most DIFF_LIMIT paths: diff.js (FluxDiff) works it
+  // out, in time near-linear in the size of the states.
   function diff(before, after) {
-    const out = [];
-    const stack = [{ before, after, path: "" }];
-    while (stack.length && out.length <= DIFF_LIMIT) {
-      const next = stack.pop();
-      if (next.change) {
-        out.push(next.change);
-        continue;
-      }
-      const { before, after, path } = next;
-      if (isObject(before) && isObject(after) && Array.isArray(before) === Array.isArray(after)) {
-        const children = [];
-        if (Array.isArray(after)) {
-          for (const step of arraySteps(before, after)) {
-            if (step.kind === "same") children.push({ before: before[step.from], after: after[step.to], path: join(path, step.to) });
-            else if (step.kind === "removed") children.push({ change: { path: join(path, step.from), kind: "removed", before: before[step.from] } });
-            else if (step.kind === "added") children.push({ change: { path: join(path, step.to), kind: "added", after: after[step.to] } });
-            else children.push({ change: { path: join(path, step.to), kind: "moved", from: step.from, before: before[step.from], after: after[step.to] } }, { before: before[step.from], after: after[step.to], path: join(path, step.to) });
-          }
-        } else {
-          const keys = Object.keys(before);
-          for (const key of Object.keys(after)) if (!Object.prototype.hasOwnProperty.call(before, key)) keys.push(key);
-          for (const key of keys) {
-            const inBefore = Object.prototype.hasOwnProperty.call(before, key);
-            const inAfter = Object.prototype.hasOwnProperty.call(after, key);
-            if (!inBefore) children.push({ change: { path: join(path, key), kind: "added", after: after[key] } });
-            else if (!inAfter) children.push({ change: { path: join(path, key), kind: "removed", before: before[key] } });
-            else children.push({ before: before[key], after: after[key], path: join(path, key) });
-          }
-        }
-        // In order: the first child is popped first.
-        for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i]);
-        continue;
-      }
-      if (isObject(before) || isObject(after) ? !sameValue(before, after) : before !== after) {
-        out.push({ path, kind: "changed", before, after });
-      }
-    }
-    return out;
-  }
-
-  function sameValue(a, b) {
-    return canonical(a) === canonical(b);
-  }
-
-  // A value as text that two equal values share: the key an element of an array is matched by.
-  function canonical(value) {
-    return isObject(value) ? inline(value, Infinity) : scalar(value) + (typeof value === "string" ? "" : "#" + typeof value);
-  }
-
-  // How the elements of two arrays match: a list of steps, in the order of `after` (removals
-  // where they were): "same" (matched, compared further), "removed", "added", "moved".
-  function arraySteps(before, after) {
-    const ids = idsOf(before), afterIds = ids && idsOf(after);
-    if (ids && afterIds) {
-      // By id: an element with the same id is the same element; one that the longest common
-      // subsequence of ids leaves out has moved.
-      const was = new Map(ids.map((id, i) => [id, i]));
-      const kept = new Set(afterIds.filter((id) => was.has(id)));
-      const order = lcsPairs(ids.filter((id) => kept.has(id)), afterIds.filter((id) => kept.has(id)));
-      // The positions, among the elements kept, of those that stayed in order.
-      const inOrder = order === null ? null : new Set(order.map((pair) => pair[0]));
-      const steps = [];
-      let from = 0;
-      const removedUpTo = (limit) => {
-        for (; from < limit; from += 1) if (!kept.has(ids[from])) steps.push({ kind: "removed", from });
-      };
-      const keptBefore = new Map(ids.filter((id) => kept.has(id)).map((id, position) => [id, position]));
-      afterIds.forEach((id, to) => {
-        if (!was.has(id)) {
-          steps.push({ kind: "added", to });
-          return;
-        }
-        const index = was.get(id);
-        const position = keptBefore.get(id);
-        if (inOrder === null || inOrder.has(position)) {
-          removedUpTo(index);
-          steps.push({ kind: "same", from: index, to });
-        } else {
-          steps.push({ kind: "moved", from: index, to });
-        }
-      });
-      removedUpTo(ids.length);
-      return steps;
-    }
-    // By value: the longest common subsequence of equal elements; between two of them, the
-    // elements removed and added pair up as changes, and the rest are removed or added.
-    const left = before.map(canonical), right = after.map(canonical);
-    const pairs = lcsPairs(left, right) || [];
-    const steps = [];
-    let i = 0, j = 0;
-    const gap = (untilI, untilJ) => {
-      while (i < untilI && j < untilJ) steps.push({ kind: "same", from: i++, to: j++ });
-      while (i < untilI) steps.push({ kind: "removed", from: i++ });
-      while (j < untilJ) steps.push({ kind: "added", to: j++ });
-    };
-    for (const [a, b] of pairs) {
-      gap(a, b);
-      steps.push({ kind: "same", from: i++, to: j++ });
-    }
-    gap(before.length, after.length);
-    return steps;
-  }
-
-  // The ids of an array's elements, when every one is an object with a unique `id` that is a
-  // string or a number; otherwise null.
-  function idsOf(array) {
-    if (array.length === 0) return null;
-    const ids = [];
-    const seen = new Set();
-    for (const element of array) {
-      if (!isObject(element) || Array.isArray(element)) return null;
-      const id = element.id;
-      if (typeof id !== "string" && typeof id !== "number") return null;
-      const key = typeof id + ":" + id;
-      if (seen.has(key)) return null;
-      seen.add(key);
-      ids.push(key);
-    }
-    return ids;
-  }
-
-  // The index pairs of a longest common subsequence of two lists of strings, after their common
-  // start and end; null when the part between is too large to compare (more than LCS_CELLS).
-  function lcsPairs(a, b) {
-    const pairs = [];
-    let start = 0;
-    while (start < a.length && start < b.length && a[start] === b[start]) {
-      pairs.push([start, start]);
-      start += 1;
-    }
-    let endA = a.length, endB = b.length;
-    const tail = [];
-    while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-      endA -= 1;
-      endB -= 1;
-      tail.push([endA, endB]);
-    }
-    const n = endA - start, m = endB - start;
-    if (n > 0 && m > 0) {
-      if (n * m > LCS_CELLS) return null;
-      // lengths[i][j]: the longest common subsequence of a[start+i…] and b[start+j…].
-      const width = m + 1;
-      const lengths = new Uint32Array((n + 1) * width);
-      for (let i = n - 1; i >= 0; i -= 1) {
-        for (let j = m - 1; j >= 0; j -= 1) {
-          lengths[i * width + j] = a[start + i] === b[start + j]
-            ? lengths[(i + 1) * width + j + 1] + 1
-            : Math.max(lengths[(i + 1) * width + j], lengths[i * width + j + 1]);
-        }
-      }
-      let i = 0, j = 0;
-      while (i < n && j < m) {
-        if (a[start + i] === b[start + j]) {
-          pairs.push([start + i, start + j]);
-          i += 1;
-          j += 1;
-        } else if (lengths[(i + 1) * width + j] >= lengths[i * width + j + 1]) {
-          i += 1;
-        } else {
-          j += 1;
-        }
-      }
-    }
-    for (let k = tail.length - 1; k >= 0; k -= 1) pairs.push(tail[k]);
-    return pairs;
+    return FluxDiff.diff(before, after, DIFF_LIMIT);
   }
 
   // What the state tree marks: the paths that changed or came (`changed`), every path above a
@@ -1377,7 +1219,12 @@
 
   function build(work, marks) {
     while (work.length) {
-      const { parent, key, value, path, depth } = work.pop();
+      const next = work.pop();
+      if (next.range) {
+        buildRange(work, next, marks);
+        continue;
+      }
+      const { parent, key, value, path, depth } = next;
       const isChanged = marks.changed.has(path) && key !== null;
       const isFound = marks.found === path;
       if (isObject(value)) {
@@ -1396,14 +1243,25 @@
         if (isFound) summary.classList.add("found");
         details.appendChild(summary);
         details.dataset.path = path;
-        const children = () => {
+        const childAt = (i, parent) => {
+          const child = isArray ? i : keys[i];
+          return { parent, key: positional ? null : String(child), value: value[child], path: join(path, child), depth: depth + 1 };
+        };
+        // A large container shows the children that changed, or hold a change or what the search
+        // found, and each run of the others as one closed range (FluxDiff.childrenShown).
+        const isMarked = (i) => {
+          const at = join(path, isArray ? i : keys[i]);
+          return marks.changed.has(at) || marks.inside.has(at) || marks.open.has(at) || marks.found === at;
+        };
+        const shownIn = (parent, list) => {
           const more = [];
-          for (let i = size - 1; i >= 0; i -= 1) {
-            const child = isArray ? i : keys[i];
-            more.push({ parent: details, key: positional ? null : String(child), value: value[child], path: join(path, child), depth: depth + 1 });
+          for (let n = list.length - 1; n >= 0; n -= 1) {
+            const item = list[n];
+            more.push(item.child !== undefined ? childAt(item.child, parent) : { parent, range: item, of: { isArray, keys, childAt } });
           }
           return more;
         };
+        const children = () => shownIn(details, FluxDiff.childrenShown(size, isMarked));
         if (details.open) {
           for (const child of children()) work.push(child);
         } else {
@@ -1420,6 +1278,30 @@
       leaf.appendChild(span(kind, scalar(value)));
       parent.appendChild(leaf);
     }
+  }
+
+  // A closed range of the children of a large container: `[5001 … 9999]`, or the first and last
+  // key of an object, with how many it holds; opened, its children, or ranges of them.
+  function buildRange(work, next, marks) {
+    const { parent, range, of } = next;
+    const name = (i) => of.isArray ? String(i) : of.keys[i];
+    const details = document.createElement("details");
+    details.className = "range";
+    const summary = document.createElement("summary");
+    summary.appendChild(span("key", of.isArray ? "[" + range.from + " … " + (range.to - 1) + "]" : name(range.from) + " … " + name(range.to - 1)));
+    const size = range.to - range.from;
+    summary.appendChild(span("meta", " " + size.toLocaleString("en-US") + (of.isArray ? (size === 1 ? " item" : " items") : (size === 1 ? " key" : " keys"))));
+    details.appendChild(summary);
+    details.addEventListener("toggle", () => {
+      const list = FluxDiff.rangeShown(range.from, range.to);
+      const more = [];
+      for (let n = list.length - 1; n >= 0; n -= 1) {
+        const item = list[n];
+        more.push(item.child !== undefined ? of.childAt(item.child, details) : { parent: details, range: item, of });
+      }
+      build(more, marks);
+    }, { once: true });
+    parent.appendChild(details);
   }
 
   // Charts, in SVG: commit durations over time, and actions per store.
@@ -1439,6 +1321,29 @@
     drawDurations();
     drawStores();
     drawCursor();
+    drawSlowest();
+  }
+
+  // The slowest commits, listed by costs.js (FluxCosts) from what the page holds; a link selects
+  // the commit's row, clearing the filters when they hide it.
+  function drawSlowest() {
+    const panel = $("slowest");
+    if (!panel) return;
+    const asked = model;
+    FluxCosts.slowest(model.entries, FluxCosts.SLOWEST, (list) => {
+      if (model !== asked) return;  // an answer for a log no longer shown
+      FluxCosts.show(panel, list, chooseEntry, { duration: formatNanoseconds });
+    });
+  }
+
+  function chooseEntry(entry) {
+    if (model.entries[entry.index] !== entry) return;  // no longer in the log shown
+    if (positionOf(entry.event) < 0) {
+      for (const control of [ui.store, ui.action, ui.outcome, ui.search]) control.value = "";
+      applyFilters();
+    }
+    selectPosition(positionOf(entry.event), true);
+    ui.rows.focus();
   }
 
   function decade(power) {
