@@ -51,10 +51,20 @@ enum MirrorSnapshot {
     /// The objects met, by identity, with their `id`; kept alive until the walk ends, so that an
     /// identity is never taken again by another object made meanwhile (a `customMirror` may make some).
     var objects: [ObjectIdentifier: (id: Int, object: AnyObject)] = [:]
+    /// The names of the types met: Swift writes a type's name by demangling it, which costs
+    /// microseconds, and a state holds many values of few types.
+    var typeNames: [ObjectIdentifier: String] = [:]
+
+    mutating func typeName(_ type: Any.Type) -> String {
+      if let name = typeNames[ObjectIdentifier(type)] { return name }
+      let name = MirrorSnapshot.typeName(type)
+      typeNames[ObjectIdentifier(type)] = name
+      return name
+    }
 
     mutating func node(_ value: Any, depth: Int) -> JSONValue {
       guard written < MirrorSnapshot.nodeLimit else {
-        return MirrorSnapshot.marker("size", type: MirrorSnapshot.typeName(Swift.type(of: value)))
+        return MirrorSnapshot.marker("size", type: typeName(Swift.type(of: value)))
       }
       if let scalar = MirrorSnapshot.scalar(value) {
         written += 1
@@ -65,7 +75,7 @@ enum MirrorSnapshot {
         return described
       }
       let mirror = Mirror(reflecting: value)
-      let type = MirrorSnapshot.typeName(mirror.subjectType)
+      let type = typeName(mirror.subjectType)
       if mirror.displayStyle == .optional {
         guard let wrapped = mirror.children.first?.value else { return .null }
         // A level deeper, so that even a `customMirror` that says it is an optional of itself ends.
