@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import logs  # noqa: E402
 from fakeapp import FakeApp  # noqa: E402
 from live import LiveTests  # noqa: E402
+from mirror import MirrorTests  # noqa: E402
 from todolive import TodoLiveTests  # noqa: E402
 
 # The commands of the recorded todo session, as typed at its prompt.
@@ -95,7 +96,7 @@ class Inspector:
             self.process.wait()
 
 
-class Suite(LiveTests, TodoLiveTests):
+class Suite(LiveTests, TodoLiveTests, MirrorTests):
     def __init__(self, args):
         self.args = args
         self.work = tempfile.mkdtemp(prefix="flux-inspector-browser-")

@@ -159,7 +159,11 @@ public final class ActionLog: Sendable {
     let sequence = fields.contains(.sequence) ? turn &+ 1 : nil
     line.sequence = sequence
     if let trace { line.trace(trace, fields: fields, outcome: outcome) }
-    line.state = state.map(EncodedState.init)
+    if let mirror = state as? MirrorState {
+      line.stateMirror = mirror.value
+    } else {
+      line.state = state.map(EncodedState.init)
+    }
     if fields.contains(.swift), let types { line.describeForSwift(state: types.state, form: types.form) }
     line.steered = steered
     let text: String
@@ -176,9 +180,10 @@ public final class ActionLog: Sendable {
   /// `line` without its state, and with `stateError` naming `failure`, if it had a state and is
   /// fine without it.
   private static func withoutState<Action>(_ line: ActionLogLine<Action>, failure: any Error) -> String? {
-    guard line.state != nil else { return nil }
+    guard line.state != nil || line.stateMirror != nil else { return nil }
     var line = line
     line.state = nil
+    line.stateMirror = nil
     line.stateForm = nil
     line.stateError = "the state could not be encoded: \(encodingCause(failure))"
     return try? line.encoded()

@@ -184,6 +184,17 @@ public final class InspectorConnection: Sendable {
   /// Names `store` to the inspector, read-only: the page shows its lines and states, with no
   /// controls. Give the store the middleware of ``log``, labelled `label`.
   ///
+  /// Any store can be offered so, whatever its state: one whose state is not `Codable` (and so
+  /// cannot be ``steer(_:label:mutations:scratch:)``ed) shows its states when its middleware
+  /// writes them through `Mirror`:
+  ///
+  /// ```swift
+  /// let player = Store<PlayerState>(
+  ///   state: .init(), mutations: .init(), executor: .mainThread,
+  ///   middlewares: [connection.log.middleware(label: "player", snapshots: .mirror)])
+  /// connection.offer(player, label: "player")
+  /// ```
+  ///
   /// - Parameters:
   ///   - store: The store to show.
   ///   - label: The label its log middleware writes.

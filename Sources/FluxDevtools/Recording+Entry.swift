@@ -41,11 +41,18 @@ extension Recording.Entry {
   /// (A doubly optional snapshot, `Int??`, writes both of its `nil`s as `null`, as JSON
   /// encoding does; both read back as the outer `nil`.)
   ///
+  /// A state that the log wrote as `Mirror` showed it (``hasStateMirror``, ``StateSnapshots/mirror``)
+  /// is not read as any type: it throws, and says so.
+  ///
   /// - Parameter type: The type of the snapshots the log wrote; usually inferred.
-  /// - Returns: The state, or `nil` when the line has none (``hasState``).
-  /// - Throws: A ``RecordingError`` naming the line when the state is not one of `type`.
+  /// - Returns: The state, or `nil` when the line has none (``hasState``, ``hasStateMirror``).
+  /// - Throws: A ``RecordingError`` naming the line when the state is not one of `type`, or was
+  ///   written through `Mirror`.
   public func state<Snapshot: Decodable>(as type: Snapshot.Type = Snapshot.self) throws(RecordingError) -> Snapshot? {
-    guard hasState else { return nil }
+    guard hasState else {
+      guard hasStateMirror else { return nil }
+      throw RecordingError(line: line, Self.mirrorRefusal(Snapshot.self))
+    }
     do {
       let decoder = JSONDecoder()
       // As the log writes them: see ``ActionLogLine/encoded()``.
@@ -56,6 +63,15 @@ extension Recording.Entry {
     } catch {
       throw RecordingError(line: line, "the state is not a \(Snapshot.self) (\(RecordingError.describe(error)))")
     }
+  }
+}
+
+extension Recording.Entry {
+  /// Why a state written through `Mirror` is not read back as a `Snapshot`.
+  static func mirrorRefusal(_ snapshot: Any.Type) -> String {
+    "the state is a Mirror snapshot (\"stateMirror\", of `snapshots: .mirror`), written to be looked at:"
+      + " it is not read back as a \(snapshot), nor set back into a store; log the store with"
+      + " `snapshots: .snapshot` (a Snapshotting state) or `.encoding` for states that can be"
   }
 }
 

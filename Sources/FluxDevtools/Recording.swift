@@ -44,6 +44,10 @@ public struct Recording: Sendable {
     /// Whether the line holds the state after the commit (`state`): read it with
     /// ``state(as:)``.
     public let hasState: Bool
+    /// Whether the line holds the state after the commit as `Mirror` showed it (`stateMirror`,
+    /// ``StateSnapshots/mirror``): a state to look at, which ``state(as:)`` refuses, as no
+    /// snapshot type reads it back.
+    public let hasStateMirror: Bool
     /// The fields of ``ActionLog/Fields/swift``, if the log wrote them: the action as Swift, or
     /// why it could not be written so; the state type; how the state was taken.
     let swift: String?
@@ -197,7 +201,8 @@ public struct Recording: Sendable {
       line: number, store: header.store, time: time, outcome: header.outcome,
       durationNanoseconds: header.durationNanoseconds, json: json, sequence: header.sequence,
       holds: header.holds.map { Entry.Hold(middleware: $0.middleware, nanoseconds: $0.nanoseconds) },
-      cancelledBy: header.cancelledBy, dispatch: header.dispatch, hasState: header.hasState, swift: header.swift,
+      cancelledBy: header.cancelledBy, dispatch: header.dispatch, hasState: header.hasState,
+      hasStateMirror: header.hasStateMirror, swift: header.swift,
       swiftError: header.swiftError, stateType: header.stateType, stateForm: header.stateForm, steered: header.steered)
   }
 }

@@ -44,6 +44,36 @@ public struct StateSnapshots<State: FluxCore.State>: Sendable {
   }
 }
 
+extension StateSnapshots {
+  /// Writes the state as `Mirror` shows it, for a state that is not `Encodable`: read-only, to
+  /// see it (in the Inspector, say), never to set a store back to it.
+  ///
+  /// ```swift
+  /// let store = Store<PlayerState>(
+  ///   state: .init(), mutations: .init(), executor: .mainThread,
+  ///   middlewares: [log.middleware(label: "player", snapshots: .mirror)])
+  /// // {"action":…,"stateMirror":{"fields":{"volume":{"fields":{"level":3},"kind":"class",…}},"kind":"class",…}}
+  /// ```
+  ///
+  /// The line writes it as `"stateMirror"`, never as `"state"`: a reader of states
+  /// (``Recording/Entry/state(as:)``, ``TimeTravel``, ``SessionTest``) refuses it and says why,
+  /// and one that knows only `"state"` finds no state on the line. Its JSON form, and where it
+  /// stops (cycles and shared objects are written once and referred to by number; values nest at
+  /// most 32 deep; a collection shows its first 100 elements and its count; a snapshot writes at
+  /// most 10,000 values and a text at most 1,000 bytes, each cut marked with `…`), are in
+  /// <doc:RecordingAndReplaying#Snapshots-of-any-state>.
+  ///
+  /// > Important: `Mirror` reads the state's stored properties on the store's executor, right
+  /// > after the commit, where the mutations write them: a property that another thread writes
+  /// > without a lock is a data race there as it is anywhere. A `Variable` or `Constant` of
+  /// > FluxReactive shows its `value`, read under its lock. A type that is `CustomReflectable`
+  /// > shows its `customMirror`, and a value that `Mirror` shows nothing inside (a function, a
+  /// > type) its description: that code of yours runs there too.
+  public static var mirror: Self {
+    Self(form: .mirror, take: { MirrorState(value: MirrorSnapshot.take($0)) })
+  }
+}
+
 extension StateSnapshots where State: Snapshotting {
   /// Writes the state's ``Snapshotting/snapshot``: what ``TimeTravel`` restores, so that it can
   /// read the states back from the log (``TimeTravel/init(_:label:from:)``).

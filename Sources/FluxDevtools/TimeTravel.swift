@@ -62,7 +62,8 @@ public struct TimeTravel<State: Snapshotting>: Sendable where State.Action: Deco
   ///   - label: The label of the store whose states to keep.
   ///   - state: A state as the recorded store began: the snapshot before any action.
   /// - Throws: A ``RecordingError`` naming the line of a committed action of `label` without a
-  ///   `state`, or whose state is not a `State.Snapshot`; the log's labels when no action
+  ///   `state`, or whose state is not a `State.Snapshot` (a state written through `Mirror`,
+  ///   ``StateSnapshots/mirror``, never is: it is there to be looked at); the log's labels when no action
   ///   carries `label`; a line out of the log's `sequence`.
   public init(_ recording: Recording, label: String, from state: State) throws(RecordingError) {
     try Self.check(recording, label: label)

@@ -12,6 +12,8 @@ struct ActionLogLine<Action: Encodable>: Encodable {
   let action: Action
   var sequence: UInt64?
   var state: EncodedState?
+  /// A state read through `Mirror` (``StateSnapshots/mirror``): read-only, so under a key of its own.
+  var stateMirror: JSONValue?
   var stateError: String?
   var holds: [HoldField]?
   var cancelledBy: String?
@@ -52,7 +54,7 @@ struct ActionLogLine<Action: Encodable>: Encodable {
       swiftError = error.reason
     }
     stateType = type
-    if state != nil { stateForm = form?.rawValue }
+    if state != nil || stateMirror != nil { stateForm = form?.rawValue }
   }
 
   /// The line as JSON and a line break.
@@ -82,6 +84,17 @@ enum SnapshotForm: String, Sendable {
   case snapshot
   /// A function of the app's: ``StateSnapshots/encoding(_:)``.
   case encoding
+  /// The state as `Mirror` shows it: ``StateSnapshots/mirror``, written as `"stateMirror"`.
+  case mirror
+}
+
+/// A state read through `Mirror`, which a line writes as `"stateMirror"`.
+struct MirrorState: Encodable, Sendable {
+  let value: JSONValue
+
+  func encode(to encoder: any Encoder) throws {
+    try value.encode(to: encoder)
+  }
 }
 
 /// One element of a line's `holds`.
@@ -147,6 +160,7 @@ struct ActionLogHeader: Decodable {
   let cancelledBy: String?
   let dispatch: String?
   let hasState: Bool
+  let hasStateMirror: Bool
   let swift: String?
   let swiftError: String?
   let stateType: String?
@@ -154,7 +168,7 @@ struct ActionLogHeader: Decodable {
   let steered: String?
 
   private enum CodingKeys: String, CodingKey {
-    case store, time, outcome, durationNanoseconds, sequence, holds, cancelledBy, dispatch, state
+    case store, time, outcome, durationNanoseconds, sequence, holds, cancelledBy, dispatch, state, stateMirror
     case swift, swiftError, stateType, stateForm, steered
   }
 
@@ -177,6 +191,7 @@ struct ActionLogHeader: Decodable {
     cancelledBy = try container.decodeIfPresent(String.self, forKey: .cancelledBy)
     dispatch = try container.decodeIfPresent(String.self, forKey: .dispatch)
     hasState = container.contains(.state)
+    hasStateMirror = container.contains(.stateMirror)
     swift = try container.decodeIfPresent(String.self, forKey: .swift)
     swiftError = try container.decodeIfPresent(String.self, forKey: .swiftError)
     stateType = try container.decodeIfPresent(String.self, forKey: .stateType)

@@ -112,7 +112,12 @@ struct StorePlan {
       if entry.outcome == .committed, checks == .afterEveryAction || entry.line == lastCommitted || isRestore {
         let snapshot =
           "record the store with `log.middleware(label: \(SwiftLiteral.string(label)), snapshots: .snapshot)`"
-        if !entry.hasState {
+        if !entry.hasState, entry.hasStateMirror {
+          problem(
+            entry.line,
+            "its state is a Mirror snapshot (`snapshots: .mirror`), which a test cannot compare or take: " + snapshot
+              + " (of a state that is Snapshotting)")
+        } else if !entry.hasState {
           problem(entry.line, "the line has no state: " + snapshot)
         } else if entry.stateType == nil {
           // Without the fields of `.swift`, the form of the state is not known either: said above.

@@ -429,6 +429,7 @@
     entry.sequence = count(fields.sequence);
     entry.hasState = Object.prototype.hasOwnProperty.call(fields, "state");
     if (entry.hasState) entry.state = fields.state;
+    if (!entry.hasState && Object.prototype.hasOwnProperty.call(fields, "stateMirror")) showMirror(entry, fields.stateMirror);
     entry.holds = [];
     entry.held = 0;
     if (Array.isArray(fields.holds)) {
@@ -442,6 +443,100 @@
     entry.dispatch = text(fields.dispatch);
     entry.steered = text(fields.steered);
     return entry;
+  }
+
+  // A state written through `Mirror` (`"stateMirror"`, of `snapshots: .mirror`): shown as the
+  // state, read-only (a note says why, and no jump is offered), as plain values: a struct or an
+  // object as its fields (an object that is met again with `"#": id`), an enum case as `.name`
+  // or `{name: values}`, a tuple as its values, a collection as an array, a dictionary with text
+  // keys as an object, an object met again as "→ Type #id", and each cut as "…". A node that is
+  // not of a form the log writes is shown as it is. Iterative: the nesting comes from the log.
+  function showMirror(entry, root) {
+    entry.hasState = true;
+    entry.mirror = true;
+    entry.mirrorType = isObject(root) && text(root.type) !== null ? root.type : "the state";
+    const referenced = new Set();
+    const scan = [root];
+    while (scan.length) {
+      const node = scan.pop();
+      if (!isObject(node)) continue;
+      if (node.kind === "ref" && count(node.id) !== null) referenced.add(node.id);
+      for (const key of Object.keys(node)) scan.push(node[key]);
+    }
+    const out = {};
+    const work = [{ node: root, into: out, key: "state" }];
+    while (work.length) {
+      const { node, into, key } = work.pop();
+      put(into, key, mirrorNode(node, referenced, work));
+    }
+    entry.state = out.state;
+  }
+
+  // Sets a key of an object made here, whatever the key (`__proto__` included), in order.
+  function put(object, key, value) {
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+
+  function mirrorNode(node, referenced, work) {
+    if (!isObject(node) || Array.isArray(node) || typeof node.kind !== "string") return node;
+    const type = text(node.type) !== null ? node.type : "";
+    // A value of the node, shown once the work reaches it, at a key made now so the order stays.
+    const later = (value, into, key) => {
+      put(into, key, null);
+      work.push({ node: value, into, key });
+    };
+    const list = (value) => (Array.isArray(value) ? value : []);
+    switch (node.kind) {
+      case "struct":
+      case "class": {
+        const out = {};
+        if (node.kind === "class" && count(node.id) !== null && referenced.has(node.id)) put(out, "#", node.id);
+        const fields = isObject(node.fields) && !Array.isArray(node.fields) ? node.fields : {};
+        for (const name of Object.keys(fields)) later(fields[name], out, name);
+        return out;
+      }
+      case "enum": {
+        const name = "." + (text(node.case) !== null ? node.case : "?");
+        if (!Object.prototype.hasOwnProperty.call(node, "payload")) return name;
+        const out = {};
+        later(node.payload, out, name);
+        return out;
+      }
+      case "tuple": {
+        const labels = list(node.labels);
+        const out = {};
+        list(node.elements).forEach((element, i) => later(element, out, typeof labels[i] === "string" && labels[i] !== "" ? labels[i] : "_" + i));
+        return out;
+      }
+      case "collection":
+      case "set": {
+        const out = [];
+        list(node.elements).forEach((element, i) => later(element, out, i));
+        return out;
+      }
+      case "dictionary": {
+        const entries = list(node.entries);
+        const textKeys = entries.every((each) => isObject(each) && (typeof each.key === "string" || each.kind === "…"));
+        const out = textKeys ? {} : [];
+        entries.forEach((each, i) => {
+          if (isObject(each) && each.kind === "…") later(each, out, textKeys ? "…" : i);
+          else if (textKeys) later(each.value, out, each.key);
+          else later(isObject(each) ? { kind: "tuple", elements: [each.key, each.value], labels: ["key", "value"] } : each, out, i);
+        });
+        return out;
+      }
+      case "ref":
+        return "→ " + type + " #" + (count(node.id) !== null ? node.id : "?") + " (shown above)";
+      case "value":
+        return text(node.description) !== null ? node.description : type;
+      case "…":
+        if (node.reason === "count") return "… " + (count(node.omitted) !== null ? node.omitted.toLocaleString("en-US") + " more" : "more");
+        if (node.reason === "depth") return "… " + type + ": nested deeper than the snapshot goes";
+        if (node.reason === "size") return "… " + type + ": past the values one snapshot holds";
+        return "…";
+      default:
+        return node;
+    }
   }
 
   // A log may hold several sessions one after the other (`cat a.jsonl b.jsonl`): each numbers
@@ -1028,6 +1123,7 @@
         continue;
       }
       const changes = entry.before >= 0 ? diff(model.entries[entry.before].state, entry.state) : [];
+      if (entry.mirror) stateBox.appendChild(span("none mirror-note", "Read-only: " + entry.mirrorType + " as Mirror shows it (the log was written with snapshots: .mirror, for a state that is not Encodable). It is there to be seen: there is no jump to it, and no time travel or test from it."));
       stateBox.appendChild(tree(entry.state, marksOf(changes, found.has(entry) ? found.get(entry) : null)));
       showChanges(diffBox, entry, changes);
     }
@@ -2140,6 +2236,10 @@
         continue;
       }
       const name = lines.length > 1 ? " " + entry.store : "";
+      if (entry.mirror) {
+        ui.detailSteer.appendChild(span("hint mirror-note", entry.store + ": read-only: its state is a Mirror snapshot, which the store cannot take back, so there is no jump to it"));
+        continue;
+      }
       if (entry.outcome === "committed") {
         const jump = button("Jump here" + name, "steer-jump", () => steer({ store: entry.store, command: "jump", to: entry.n }));
         jump.title = "The running store takes the state after this action";
