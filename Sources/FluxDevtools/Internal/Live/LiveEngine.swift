@@ -59,6 +59,8 @@ final class LiveEngine: @unchecked Sendable {
   private var isClosing = false
   /// The pipe is closed: nothing may be written to its descriptors.
   private var isPipeClosed = false
+  /// The thread was started: it closes the pipe when it ends. Until then, ``close(timeout:)`` does.
+  private var isStarted = false
   /// The stores changed since the last hello or stores message.
   private var storesChanged = false
   /// Bytes taken from the buffer are not all on the socket yet.
@@ -92,6 +94,12 @@ final class LiveEngine: @unchecked Sendable {
       }
       return
     }
+    let mayStart: Bool = lock.withLock {
+      guard !isClosing, !isStarted else { return false }
+      isStarted = true
+      return true
+    }
+    guard mayStart else { return }
     let thread = Thread { [self] in
       run(wake)
       ended.signal()
@@ -170,9 +178,17 @@ final class LiveEngine: @unchecked Sendable {
     lock.lock()
     let first = !isClosing
     isClosing = true
-    wakeIfSleeping(always: true)
+    let hasThread = isStarted
+    if hasThread {
+      wakeIfSleeping(always: true)
+    } else if !isPipeClosed {
+      // No thread to close the pipe and say the connection is closed: done here, once.
+      isPipeClosed = true
+      published = .closed
+      wake?.close()
+    }
     lock.unlock()
-    if first, ended.wait(timeout: .now() + timeout) == .success { ended.signal() }
+    if first, hasThread, ended.wait(timeout: .now() + timeout) == .success { ended.signal() }
   }
 
   /// Writes a byte to the pipe when the thread sleeps (or `always`). Under the lock, so that no
