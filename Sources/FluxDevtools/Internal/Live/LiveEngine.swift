@@ -273,7 +273,7 @@ final class LiveEngine: @unchecked Sendable {
         unreachableSaid = false
       }
       if case .closing = ending { break }
-      let delay = machine.ended(random: Double.random(in: 0...1))
+      let delay = machine.ended(random: Double.random(in: 0...1), at: Clock.now())
       publish(machine.phase)
       sleep(seconds: delay, wake)
       machine.backoffElapsed()
@@ -409,7 +409,7 @@ final class LiveEngine: @unchecked Sendable {
         session.queue(Self.errorMessage("a welcome needs \"have\", a whole number"))
         return .lost("its welcome has no \"have\"")
       }
-      machine.welcomed()
+      machine.welcomed(at: Clock.now())
       let next: Int = lock.withLock {
         buffer.isConnected = true
         buffer.rewind(to: have)
