@@ -1,8 +1,16 @@
 import FluxCore
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FluxDevtools
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Whether the tests run under the thread sanitizer, which does not follow a forked child.
+private let threadSanitizerIsOn = dlsym(nil, "__tsan_init") != nil
 
 /// The file descriptors the process has open now.
 private func openDescriptors() -> Int {
@@ -144,4 +152,51 @@ struct InspectorHostileTests {
       inspector.kill()
     }
   }
+
+  #if os(Linux)
+    @Test(
+      "a child forked while other threads use the connection sees it closed, and reads it without waiting",
+      .disabled(if: threadSanitizerIsOn))
+    func forkedChild() async {
+      await #expect(processExitsWith: .success) {
+        var options = InspectorConnection.Options()
+        options.report = { _ in }
+        // Nothing listens there: the connection's thread connects and backs off, again and again.
+        let connection = InspectorConnection(host: "127.0.0.1", port: 9, options: options)
+        let store = loggedCounter(connection)
+        let stop = Atomic<Bool>(false)
+        let users = (0..<3).map { index in
+          Thread {
+            while !stop.load(ordering: .relaxed) {
+              if index == 0 { store.actions.dispatch(action: .add(1)) } else { _ = connection.statistics }
+            }
+          }
+        }
+        for thread in users { thread.start() }
+        usleep(50_000)
+        for _ in 0..<100 {
+          let child = fork()
+          if child == 0 {
+            // The child has none of the parent's threads: the connection is the parent's, not its own.
+            guard connection.phase == .closed else { _exit(2) }
+            _ = connection.statistics
+            connection.close()
+            _exit(0)
+          }
+          var status: Int32 = 0
+          var ended = false
+          for _ in 0..<200 where !ended {
+            if waitpid(child, &status, WNOHANG) == child { ended = true } else { usleep(10_000) }
+          }
+          guard ended else {
+            kill(child, SIGKILL)
+            exit(4)  // the child hung
+          }
+          guard (status & 0x7f) == 0, (status >> 8) & 0xff == 0 else { exit(3) }
+        }
+        stop.store(true, ordering: .relaxed)
+        exit(0)
+      }
+    }
+  #endif
 }

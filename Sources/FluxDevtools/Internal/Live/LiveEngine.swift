@@ -61,6 +61,8 @@ final class LiveEngine: @unchecked Sendable {
   private var isPipeClosed = false
   /// The thread was started: it closes the pipe when it ends. Until then, ``close(timeout:)`` does.
   private var isStarted = false
+  /// The socket of the connection open now, or -1: a child forked meanwhile closes its copy.
+  private var socketDescriptor: Int32 = -1
   /// The stores changed since the last hello or stores message.
   private var storesChanged = false
   /// Bytes taken from the buffer are not all on the socket yet.
@@ -80,6 +82,40 @@ final class LiveEngine: @unchecked Sendable {
     self.handlers = handlers
     self.wake = WakePipe()
     self.buffer = LineBuffer(maxLines: settings.bufferLines, maxBytes: settings.bufferBytes)
+    LiveEngines.shared.add(self)
+  }
+
+  deinit {
+    LiveEngines.shared.remove(self)
+  }
+
+  // MARK: Fork
+
+  /// Takes the lock before a fork (``LiveEngines``), so that no thread is inside it then.
+  func lockForFork() {
+    lock.lock()
+  }
+
+  /// Gives the lock back after a fork. In the child, which has no thread of the connection's,
+  /// the engine is closed first: its socket and its pipe are the parent's, so the child closes its
+  /// copies, and writes nothing to them; its log's lines are kept, never sent.
+  func unlockAfterFork(inChild: Bool) {
+    if inChild {
+      isClosing = true
+      isStarted = false
+      isSleeping = false
+      isSending = false
+      published = .closed
+      if socketDescriptor >= 0 {
+        _ = Socket.closeDescriptor(socketDescriptor)
+        socketDescriptor = -1
+      }
+      if !isPipeClosed, let wake {
+        isPipeClosed = true
+        wake.close()
+      }
+    }
+    lock.unlock()
   }
 
   /// Starts the thread.
@@ -248,8 +284,12 @@ final class LiveEngine: @unchecked Sendable {
         ending = isClosingNow ? .closing : .unreachable(error.description)
       case .success(let socket):
         machine.opened()
-        publish(machine.phase)
+        lock.withLock {
+          published = machine.phase
+          socketDescriptor = socket.descriptor
+        }
         ending = converse(on: socket, machine: &machine, wake)
+        lock.withLock { socketDescriptor = -1 }
         socket.close()
         lock.withLock {
           buffer.isConnected = false
