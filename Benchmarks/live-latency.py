@@ -117,8 +117,8 @@ def main():
         load = os.getloadavg()
         print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} · {platform.machine()}, "
               f"{os.cpu_count()} cores, {platform.system()} · load average {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}")
-        print(f"commit → row, {len(latencies)} commits, one at a time, todo and flux-inspector in release, "
-              "headless Chromium:")
+        print(f"commit → row, {len(latencies)} commits, one at a time: {args.todo} connected live to "
+              f"{args.inspector}, the page in headless Chromium")
         print(f"  median {statistics.median(latencies):.1f} ms · p90 {percentile(latencies, 0.9):.1f} ms · "
               f"p99 {percentile(latencies, 0.99):.1f} ms · mean {statistics.fmean(latencies):.1f} ms · "
               f"longest {max(latencies):.1f} ms · shortest {min(latencies):.1f} ms")
