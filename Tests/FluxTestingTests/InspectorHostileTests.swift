@@ -153,6 +153,24 @@ struct InspectorHostileTests {
     }
   }
 
+  @Test("a dispatched action that is not an object is answered about the action, never about a line")
+  func dispatchOfNoObject() throws {
+    let inspector = try FakeInspector()
+    let connection = InspectorConnection(host: "127.0.0.1", port: inspector.port, options: fastOptions())
+    defer { connection.close() }
+    let store = loggedCounter(connection)
+    #expect(inspector.waitUntil { connection.phase == .connected })
+    for action in [
+      "[[1]]", "5", "\"add\"", "null", "[" + String(repeating: "[", count: 400) + String(repeating: "]", count: 401),
+    ] {
+      let id = inspector.command("\"store\":\"counter\",\"command\":\"dispatch\",\"action\":\(action)")
+      let error = inspector.ack(id)?["error"] as? String ?? ""
+      #expect(error.hasPrefix("the action is not a CounterAction (the action "), "\(action): \(error)")
+      #expect(!error.contains("line"), "\(action): \(error)")
+    }
+    #expect(store.computed.count.value == 0)
+  }
+
   #if os(Linux)
     @Test(
       "a child forked while other threads use the connection sees it closed, and reads it without waiting",
