@@ -29,7 +29,9 @@ extension InspectorConnection {
     /// half-open connection) and made again, in seconds: 15 by default.
     public var silenceLimit = 15.0
     /// The first wait before reconnecting, in seconds, doubled after each attempt that fails in
-    /// a row up to ``maximumBackoff``; each wait is shortened by up to half, at random: 0.1 s.
+    /// a row up to ``maximumBackoff``; each wait is shortened by up to half, at random: 0.1 s. A
+    /// connection that ends within ``maximumBackoff`` of its welcome counts as an attempt that
+    /// failed.
     public var initialBackoff = 0.1
     /// The longest wait before reconnecting, in seconds: 5 by default.
     public var maximumBackoff = 5.0

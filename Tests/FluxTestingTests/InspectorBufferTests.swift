@@ -89,25 +89,47 @@ struct InspectorBufferTests {
     #expect(counted == 10_001)
   }
 
-  @Test("the backoff doubles from its first step to its longest, less up to half at random; a welcome resets it")
+  @Test(
+    "the backoff doubles from its first step to its longest, less up to half at random; a welcome resets it once its connection lasted"
+  )
   func backoff() {
     var machine = ConnectionMachine(initialBackoff: 0.1, maximumBackoff: 5)
     var delays: [Double] = []
     for _ in 0..<10 {
-      delays.append(machine.ended(random: 0))
+      delays.append(machine.ended(random: 0, at: 0))
       machine.backoffElapsed()
     }
     #expect(delays.map { ($0 * 1000).rounded() / 1000 } == [0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5, 5, 5, 5])
-    #expect(machine.ended(random: 1) == 2.5)
+    #expect(machine.ended(random: 1, at: 0) == 2.5)
     machine.backoffElapsed()
     machine.opened()
-    machine.welcomed()
+    machine.welcomed(at: 1_000_000_000)
     #expect(machine.phase == .connected)
-    #expect(machine.ended(random: 0) == 0.1)
+    #expect(machine.ended(random: 0, at: 6_000_000_000) == 0.1)
     machine.close()
     #expect(machine.phase == .closed)
     machine.backoffElapsed()
     #expect(machine.phase == .closed)
+  }
+
+  @Test("an inspector that welcomes and hangs up at once: the backoff keeps growing, as for one that refuses")
+  func welcomeAndHangUp() {
+    var machine = ConnectionMachine(initialBackoff: 0.1, maximumBackoff: 5)
+    var delays: [Double] = []
+    var now: UInt64 = 1_000_000_000
+    for _ in 0..<8 {
+      machine.opened()
+      machine.welcomed(at: now)
+      now += 10_000_000  // 10 ms of a connection
+      delays.append(machine.ended(random: 0, at: now))
+      machine.backoffElapsed()
+    }
+    #expect(delays.map { ($0 * 1000).rounded() / 1000 } == [0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5, 5])
+    // A connection that lasted the longest backoff starts the backoff again from its first step.
+    machine.opened()
+    machine.welcomed(at: now)
+    now += 5_000_000_000
+    #expect(machine.ended(random: 0, at: now) == 0.1)
   }
 
   @Test("which messages the machine takes in which phase")
@@ -118,7 +140,7 @@ struct InspectorBufferTests {
     #expect(machine.verdict(on: "refused") == .handle)
     #expect(machine.verdict(on: "command") == .wrong("a command came before the welcome"))
     #expect(machine.verdict(on: "x-anything") == .ignore)
-    machine.welcomed()
+    machine.welcomed(at: 0)
     #expect(machine.verdict(on: "command") == .handle)
     #expect(machine.verdict(on: "ping") == .handle)
     #expect(machine.verdict(on: "pong") == .ignore)

@@ -22,8 +22,10 @@ struct ConnectionMachine {
   }
 
   private(set) var phase: Phase = .connecting
-  /// Attempts that ended in a row without a welcome: the backoff doubles with each.
+  /// Attempts that ended in a row without a connection that lasted: the backoff doubles with each.
   private(set) var failures = 0
+  /// When the connection now open was welcomed, if it was.
+  private var welcomedAt: UInt64?
   /// The first backoff, and the longest, in seconds.
   let initialBackoff: Double
   let maximumBackoff: Double
@@ -39,21 +41,27 @@ struct ConnectionMachine {
     phase = .handshaking
   }
 
-  /// The inspector welcomed the app: the backoff starts again from its first step.
-  mutating func welcomed() {
+  /// The inspector welcomed the app at `now` (monotonic nanoseconds). The backoff starts again
+  /// from its first step once the connection has lasted ``maximumBackoff``: an inspector that
+  /// welcomes and hangs up at once is backed off from as one that refuses, not reconnected to (and
+  /// sent the whole buffer again) ten times a second.
+  mutating func welcomed(at now: UInt64) {
     guard phase == .handshaking else { return }
     phase = .connected
-    failures = 0
+    welcomedAt = now
   }
 
   /// The attempt or the connection ended (the inspector refused, closed, went silent, or could
   /// not be reached). Returns how long to wait before the next attempt, in seconds: the backoff
   /// doubles from ``initialBackoff`` to ``maximumBackoff`` with each ending in a row, and
   /// `random` (from 0 to 1) takes up to half of it off, so that apps that lost one inspector do
-  /// not all come back at once. A connection that was welcomed waits the first step.
-  mutating func ended(random: Double) -> Double {
+  /// not all come back at once. A connection that was welcomed and lasted ``maximumBackoff``
+  /// (until `now`, monotonic nanoseconds) waits the first step.
+  mutating func ended(random: Double, at now: UInt64) -> Double {
     guard phase != .closed else { return 0 }
     phase = .backingOff
+    if let welcomedAt, now >= welcomedAt, Double(now - welcomedAt) >= maximumBackoff * 1e9 { failures = 0 }
+    welcomedAt = nil
     failures = min(failures + 1, 64)
     var delay = initialBackoff
     for _ in 1..<failures where delay < maximumBackoff { delay *= 2 }

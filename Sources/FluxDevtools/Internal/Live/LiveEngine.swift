@@ -59,6 +59,10 @@ final class LiveEngine: @unchecked Sendable {
   private var isClosing = false
   /// The pipe is closed: nothing may be written to its descriptors.
   private var isPipeClosed = false
+  /// The thread was started: it closes the pipe when it ends. Until then, ``close(timeout:)`` does.
+  private var isStarted = false
+  /// The socket of the connection open now, or -1: a child forked meanwhile closes its copy.
+  private var socketDescriptor: Int32 = -1
   /// The stores changed since the last hello or stores message.
   private var storesChanged = false
   /// Bytes taken from the buffer are not all on the socket yet.
@@ -78,6 +82,40 @@ final class LiveEngine: @unchecked Sendable {
     self.handlers = handlers
     self.wake = WakePipe()
     self.buffer = LineBuffer(maxLines: settings.bufferLines, maxBytes: settings.bufferBytes)
+    LiveEngines.shared.add(self)
+  }
+
+  deinit {
+    LiveEngines.shared.remove(self)
+  }
+
+  // MARK: Fork
+
+  /// Takes the lock before a fork (``LiveEngines``), so that no thread is inside it then.
+  func lockForFork() {
+    lock.lock()
+  }
+
+  /// Gives the lock back after a fork. In the child, which has no thread of the connection's,
+  /// the engine is closed first: its socket and its pipe are the parent's, so the child closes its
+  /// copies, and writes nothing to them; its log's lines are kept, never sent.
+  func unlockAfterFork(inChild: Bool) {
+    if inChild {
+      isClosing = true
+      isStarted = false
+      isSleeping = false
+      isSending = false
+      published = .closed
+      if socketDescriptor >= 0 {
+        _ = Socket.closeDescriptor(socketDescriptor)
+        socketDescriptor = -1
+      }
+      if !isPipeClosed, let wake {
+        isPipeClosed = true
+        wake.close()
+      }
+    }
+    lock.unlock()
   }
 
   /// Starts the thread.
@@ -92,6 +130,12 @@ final class LiveEngine: @unchecked Sendable {
       }
       return
     }
+    let mayStart: Bool = lock.withLock {
+      guard !isClosing, !isStarted else { return false }
+      isStarted = true
+      return true
+    }
+    guard mayStart else { return }
     let thread = Thread { [self] in
       run(wake)
       ended.signal()
@@ -170,9 +214,17 @@ final class LiveEngine: @unchecked Sendable {
     lock.lock()
     let first = !isClosing
     isClosing = true
-    wakeIfSleeping(always: true)
+    let hasThread = isStarted
+    if hasThread {
+      wakeIfSleeping(always: true)
+    } else if !isPipeClosed {
+      // No thread to close the pipe and say the connection is closed: done here, once.
+      isPipeClosed = true
+      published = .closed
+      wake?.close()
+    }
     lock.unlock()
-    if first, ended.wait(timeout: .now() + timeout) == .success { ended.signal() }
+    if first, hasThread, ended.wait(timeout: .now() + timeout) == .success { ended.signal() }
   }
 
   /// Writes a byte to the pipe when the thread sleeps (or `always`). Under the lock, so that no
@@ -232,8 +284,12 @@ final class LiveEngine: @unchecked Sendable {
         ending = isClosingNow ? .closing : .unreachable(error.description)
       case .success(let socket):
         machine.opened()
-        publish(machine.phase)
+        lock.withLock {
+          published = machine.phase
+          socketDescriptor = socket.descriptor
+        }
         ending = converse(on: socket, machine: &machine, wake)
+        lock.withLock { socketDescriptor = -1 }
         socket.close()
         lock.withLock {
           buffer.isConnected = false
@@ -257,7 +313,7 @@ final class LiveEngine: @unchecked Sendable {
         unreachableSaid = false
       }
       if case .closing = ending { break }
-      let delay = machine.ended(random: Double.random(in: 0...1))
+      let delay = machine.ended(random: Double.random(in: 0...1), at: Clock.now())
       publish(machine.phase)
       sleep(seconds: delay, wake)
       machine.backoffElapsed()
@@ -393,7 +449,7 @@ final class LiveEngine: @unchecked Sendable {
         session.queue(Self.errorMessage("a welcome needs \"have\", a whole number"))
         return .lost("its welcome has no \"have\"")
       }
-      machine.welcomed()
+      machine.welcomed(at: Clock.now())
       let next: Int = lock.withLock {
         buffer.isConnected = true
         buffer.rewind(to: have)

@@ -395,7 +395,9 @@ final class SteeredStore<State: Snapshotting>: OfferedStore, @unchecked Sendable
     if case DecodingError.dataCorrupted(let context) = error, context.codingPath.isEmpty {
       return "a number or a string in it cannot be read: too large for its type, or not JSON"
     }
-    return RecordingError.describe(error).replacingOccurrences(of: "\"the line\"", with: "the action")
+    // What is wrong with the whole value, the words of a log speak of "the line": here it is the action.
+    let text = RecordingError.describe(error)
+    return text.hasPrefix("the line ") ? "the action" + text.dropFirst("the line".count) : text
   }
 
   private static func decodeAction(ofLine text: String, line: Int) throws(SteerError) -> State.Action {
