@@ -354,6 +354,31 @@ class LiveTests:
         check(wait_until(lambda: again.titles() == ["Milk", "Bread", "Eggs"]),
               f"after the skip the app holds {again.titles()} (the page: {self.steer_result()!r})")
 
+    def test_live_a_page_older_than_the_inspector_steers_no_other_app_than_its_own(self):
+        ports = []
+        for _ in range(2):
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                ports.append(probe.getsockname()[1])
+        server = self.serve(None, port=ports[0], apps_port=ports[1])
+        app = self.groceries(server)
+        self.open_live(server, lines=4)
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait()
+        self.servers.remove(server)
+        self.wait(lambda: "server gone" in self.text("status"), f"the status reads {self.text('status')!r}")
+        app.close()
+        # Started again, the inspector numbers its sessions anew: another app is session 1 now,
+        # while the app the page shows has not reconnected.
+        server = self.serve(None, port=ports[0], apps_port=ports[1])
+        other = self.connect(server, app="notes")
+        self.wait(lambda: "waiting for the app" in self.text("status"), f"the status reads {self.text('status')!r}")
+        self.driver.find_element(By.ID, "pause").click()
+        self.wait(lambda: self.steer_result().startswith("✗"), f"the pause reads {self.steer_result()!r}")
+        time.sleep(0.5)
+        check(other.commands == [], f"the other app got {other.commands}")
+        check("another app" in self.steer_result(), f"the page says {self.steer_result()!r}")
+
     def test_live_the_controls_hold_at_800_1024_and_1400_px(self):
         server = self.serve(None)
         self.groceries(server)

@@ -286,6 +286,10 @@ final class LiveHub: @unchecked Sendable {
   /// Why `command` cannot be sent now, or `nil` when it can. Under the lock.
   private func refusal(of command: SteerCommand) -> String? {
     guard let session = session(command.session) else { return "no such session" }
+    if let key = command.key, key != session.key {
+      return "session \(command.session) is another app's now (the inspector was started again): "
+        + "the page shows its app again when it reconnects"
+    }
     guard let connection = session.connection else { return "the app is not connected" }
     guard let store = session.store(command.store) else { return "the app has no store \(command.store)" }
     guard store.steerable else {
