@@ -265,6 +265,39 @@ class LiveTests:
         self.servers.remove(server)
         check("refused a command" in said and "Origin" in said, f"the server said {said!r}")
 
+    def test_live_another_site_cannot_frame_the_page_to_have_its_controls_clicked(self):
+        server = self.serve(None)
+        app = self.groceries(server)
+        # A page of another site that shows the inspector's page in a frame, under a button of its
+        # own, so that a click meant for its button lands on the inspector's Pause.
+        page = ('<p id="bait">Click to win</p><iframe id="inspector" src="' + server.url
+                + '" style="width:1200px;height:600px;opacity:0.01"></iframe>')
+        handler = type("Handler", (http.server.BaseHTTPRequestHandler,), {
+            "do_GET": lambda self: (self.send_response(200), self.send_header("Content-Type", "text/html"),
+                                    self.end_headers(), self.wfile.write(page.encode())),
+            "log_message": lambda self, *args: None,
+        })
+        other = socketserver.TCPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        try:
+            self.driver.get(f"http://127.0.0.1:{other.server_address[1]}/")
+            self.wait(lambda: self.driver.find_elements(By.ID, "bait"), "the other page does not show")
+            time.sleep(1.5)
+            self.driver.switch_to.frame(self.driver.find_element(By.ID, "inspector"))
+            try:
+                shown = wait_until(lambda: self.driver.execute_script(
+                    "return document.body !== null && document.body.dataset.ready === 'true'"), timeout=3)
+                if shown:
+                    self.driver.execute_script("document.getElementById('pause').click()")
+                    time.sleep(1)
+            finally:
+                self.driver.switch_to.default_content()
+            check(app.commands == [], f"a click in another site's frame reached the app: {app.commands}")
+            check(not shown, "the inspector's page shows in another site's frame")
+        finally:
+            other.shutdown()
+            other.server_close()
+
     def test_live_a_flood_of_10000_lines_a_second_keeps_the_page_responsive(self):
         server = self.serve(None)
         app = self.connect(server)

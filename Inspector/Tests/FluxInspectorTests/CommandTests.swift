@@ -273,6 +273,19 @@ struct CommandAccessTests {
     #expect(first != second)
   }
 
+  @Test func inv21_thePageWithTheTokenIsShownInNoOtherSitesFrame() async throws {
+    // A page of another site that frames this one would have a person click its controls, which
+    // send commands from this page's own origin with its token.
+    try await withLiveServer { server in
+      for path in ["/", "/inspector.js", "/live/sessions"] {
+        let head = try await fetch(path, port: server.port).head.lowercased()
+        #expect(head.contains("x-frame-options: deny"), "\(path): \(head)")
+        let policy = head.split(separator: "\r\n").first { $0.hasPrefix("content-security-policy:") } ?? ""
+        #expect(policy.contains("frame-ancestors 'none'"), "\(path): \(head)")
+      }
+    }
+  }
+
   @Test func aCommandWithTheTokenFromThePagesOwnOriginOnLocalhostIsTaken() async throws {
     try await withLiveServer { server in
       let app = try FakeApp(port: server.appsPort)
