@@ -265,6 +265,39 @@ class LiveTests:
         self.servers.remove(server)
         check("refused a command" in said and "Origin" in said, f"the server said {said!r}")
 
+    def test_live_another_site_cannot_frame_the_page_to_have_its_controls_clicked(self):
+        server = self.serve(None)
+        app = self.groceries(server)
+        # A page of another site that shows the inspector's page in a frame, under a button of its
+        # own, so that a click meant for its button lands on the inspector's Pause.
+        page = ('<p id="bait">Click to win</p><iframe id="inspector" src="' + server.url
+                + '" style="width:1200px;height:600px;opacity:0.01"></iframe>')
+        handler = type("Handler", (http.server.BaseHTTPRequestHandler,), {
+            "do_GET": lambda self: (self.send_response(200), self.send_header("Content-Type", "text/html"),
+                                    self.end_headers(), self.wfile.write(page.encode())),
+            "log_message": lambda self, *args: None,
+        })
+        other = socketserver.TCPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        try:
+            self.driver.get(f"http://127.0.0.1:{other.server_address[1]}/")
+            self.wait(lambda: self.driver.find_elements(By.ID, "bait"), "the other page does not show")
+            time.sleep(1.5)
+            self.driver.switch_to.frame(self.driver.find_element(By.ID, "inspector"))
+            try:
+                shown = wait_until(lambda: self.driver.execute_script(
+                    "return document.body !== null && document.body.dataset.ready === 'true'"), timeout=3)
+                if shown:
+                    self.driver.execute_script("document.getElementById('pause').click()")
+                    time.sleep(1)
+            finally:
+                self.driver.switch_to.default_content()
+            check(app.commands == [], f"a click in another site's frame reached the app: {app.commands}")
+            check(not shown, "the inspector's page shows in another site's frame")
+        finally:
+            other.shutdown()
+            other.server_close()
+
     def test_live_a_flood_of_10000_lines_a_second_keeps_the_page_responsive(self):
         server = self.serve(None)
         app = self.connect(server)
@@ -353,6 +386,31 @@ class LiveTests:
         self.driver.find_element(By.CSS_SELECTOR, ".steer-skip").click()
         check(wait_until(lambda: again.titles() == ["Milk", "Bread", "Eggs"]),
               f"after the skip the app holds {again.titles()} (the page: {self.steer_result()!r})")
+
+    def test_live_a_page_older_than_the_inspector_steers_no_other_app_than_its_own(self):
+        ports = []
+        for _ in range(2):
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                ports.append(probe.getsockname()[1])
+        server = self.serve(None, port=ports[0], apps_port=ports[1])
+        app = self.groceries(server)
+        self.open_live(server, lines=4)
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait()
+        self.servers.remove(server)
+        self.wait(lambda: "server gone" in self.text("status"), f"the status reads {self.text('status')!r}")
+        app.close()
+        # Started again, the inspector numbers its sessions anew: another app is session 1 now,
+        # while the app the page shows has not reconnected.
+        server = self.serve(None, port=ports[0], apps_port=ports[1])
+        other = self.connect(server, app="notes")
+        self.wait(lambda: "waiting for the app" in self.text("status"), f"the status reads {self.text('status')!r}")
+        self.driver.find_element(By.ID, "pause").click()
+        self.wait(lambda: self.steer_result().startswith("✗"), f"the pause reads {self.steer_result()!r}")
+        time.sleep(0.5)
+        check(other.commands == [], f"the other app got {other.commands}")
+        check("another app" in self.steer_result(), f"the page says {self.steer_result()!r}")
 
     def test_live_the_controls_hold_at_800_1024_and_1400_px(self):
         server = self.serve(None)

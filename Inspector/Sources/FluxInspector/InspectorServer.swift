@@ -357,15 +357,19 @@ public struct InspectorServer: Sendable {
     var headers = HTTPFields()
     headers[.contentType] = type
     headers[.cacheControl] = "no-store"
-    // The page runs its own script and style only; nothing else of the log may run.
-    headers[.contentSecurityPolicy] = "default-src 'self'; style-src 'self'; img-src 'self' data:"
+    // The page runs its own script and style only; nothing else of the log may run. No other
+    // site shows it in a frame, where a click meant for that site would steer the app.
+    headers[.contentSecurityPolicy] =
+      "default-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
     headers[.xContentTypeOptions] = "nosniff"
+    headers[.xFrameOptions] = "DENY"
     return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
   }
 }
 
 extension HTTPField.Name {
   fileprivate static let xContentTypeOptions = Self("X-Content-Type-Options")!
+  fileprivate static let xFrameOptions = Self("X-Frame-Options")!
 }
 
 /// The events of `/events`: the lines appended to the log, read by a ``LogFollower`` on the

@@ -273,6 +273,19 @@ struct CommandAccessTests {
     #expect(first != second)
   }
 
+  @Test func inv21_thePageWithTheTokenIsShownInNoOtherSitesFrame() async throws {
+    // A page of another site that frames this one would have a person click its controls, which
+    // send commands from this page's own origin with its token.
+    try await withLiveServer { server in
+      for path in ["/", "/inspector.js", "/live/sessions"] {
+        let head = try await fetch(path, port: server.port).head.lowercased()
+        #expect(head.contains("x-frame-options: deny"), "\(path): \(head)")
+        let policy = head.split(separator: "\r\n").first { $0.hasPrefix("content-security-policy:") } ?? ""
+        #expect(policy.contains("frame-ancestors 'none'"), "\(path): \(head)")
+      }
+    }
+  }
+
   @Test func aCommandWithTheTokenFromThePagesOwnOriginOnLocalhostIsTaken() async throws {
     try await withLiveServer { server in
       let app = try FakeApp(port: server.appsPort)
@@ -292,6 +305,31 @@ struct CommandAccessTests {
 
 @Suite("Commands when an app reconnects")
 struct ReconnectCommandTests {
+  @Test func inv21_aCommandForTheSessionOfAnAppThatIsNotTheOneThePageShowsReachesNoApp() async throws {
+    try await withLiveServer(commandTimeout: .seconds(2)) { server in
+      // Started again, the inspector numbers sessions anew: session 1 is now another app's than
+      // the one a page loaded before shows as session 1.
+      let other = try FakeApp(port: server.appsPort, session: "another-process")
+      _ = await other.hello()
+      let stale = try await command(
+        #""session":1,"key":"the-process-shown","store":"lists","command":"pause""#, port: server.port,
+        token: server.token)
+      let refusal = object(stale.body)
+      #expect(refusal["ok"] as? Bool == false)
+      #expect((refusal["error"] as? String)?.contains("another app's") == true, "\(refusal)")
+      async let reply = command(
+        #""session":1,"key":"another-process","store":"lists","command":"pause""#, port: server.port,
+        token: server.token)
+      // The first command the app gets is the one for its own session.
+      #expect(await other.readLine() == #"{"type":"command","id":1,"store":"lists","command":"pause"}"#)
+      other.send(#"{"type":"ack","id":1,"ok":true,"outcome":"paused"}"#)
+      #expect(object(try await reply.body)["outcome"] as? String == "paused")
+      let bad = try await command(
+        #""session":1,"key":7,"store":"lists","command":"pause""#, port: server.port, token: server.token)
+      #expect(bad.status == 400)
+    }
+  }
+
   @Test func aCommandSentBeforeTheAppReconnectedEndsWhenItDoes() async throws {
     try await withLiveServer { server in
       let old = try FakeApp(port: server.appsPort, session: "one-process")

@@ -219,6 +219,24 @@ struct PairingTests {
         == #"{"type":"refused","reason":"too many wrong pairing codes to this inspector: wait a minute"}"#)
   }
 
+  @Test func inv21_connectionsThatSayNothingFromOneAddressKeepNoAppWithTheCodeOutOnListen() async throws {
+    let server = try await ServerProcess(["--listen", "127.0.0.1"])
+    let code = try #require(server.pairingCode)
+    // A machine of the network, without the code, opens as many connections as apps may have and
+    // says nothing on them (each would be closed after 10 s, and opened again).
+    var silent: [FakeApp] = []
+    for _ in 0..<LiveHub.connectionLimit {
+      silent.append(try FakeApp(port: server.appsPort, from: "127.0.5.5"))
+    }
+    let more = try FakeApp(port: server.appsPort, from: "127.0.5.5")
+    let refusal = object(await more.readLine() ?? "")
+    #expect(refusal["type"] as? String == "refused", "\(refusal)")
+    #expect((refusal["reason"] as? String)?.contains("not said hello") == true, "\(refusal)")
+    let right = try FakeApp(port: server.appsPort, from: "127.0.6.6")
+    #expect(await right.hello(pairing: code).contains("welcome"))
+    withExtendedLifetime(silent) {}
+  }
+
   @Test func onLoopbackNoCodeIsAskedAndNonePrinted() async throws {
     let server = try await ServerProcess([])
     #expect(server.pairingCode == nil)

@@ -13,6 +13,8 @@ final class AppConnectionHandler: ChannelInboundHandler {
   private var session: Int?
   private var address = ""
   private var handshake: Scheduled<Void>?
+  /// Whether the connection is counted as one that has not said hello yet.
+  private var isHandshaking = false
 
   /// How long an app may take to say hello.
   static let helloLimit: TimeAmount = .seconds(10)
@@ -23,11 +25,15 @@ final class AppConnectionHandler: ChannelInboundHandler {
 
   func channelActive(context: ChannelHandlerContext) {
     address = context.remoteAddress.map(Self.describe) ?? "an unknown address"
-    guard let number = hub.opened() else {
-      end(context, "refused", reason: "the inspector has \(LiveHub.connectionLimit) apps connected already")
+    let number: Int
+    switch hub.opened(from: address) {
+    case .success(let opened): number = opened
+    case .failure(let refusal):
+      end(context, "refused", reason: refusal.reason)
       return
     }
     self.number = number
+    isHandshaking = true
     handshake = context.eventLoop.assumeIsolated().scheduleTask(in: Self.helloLimit) { [self] in
       if session == nil {
         end(context, "refused", reason: "no hello within \(Self.helloLimit.nanoseconds / 1_000_000_000) s")
@@ -38,6 +44,7 @@ final class AppConnectionHandler: ChannelInboundHandler {
 
   func channelInactive(context: ChannelHandlerContext) {
     handshake?.cancel()
+    endHandshake()
     if let number { hub.closed(number, session: session) }
     number = nil
     context.fireChannelInactive()
@@ -60,6 +67,7 @@ final class AppConnectionHandler: ChannelInboundHandler {
         return
       }
       let connection = AppConnection(number: number, channel: context.channel, address: address)
+      endHandshake()
       switch hub.hello(message, connection: connection) {
       case .welcome(let id, let have):
         session = id
@@ -142,6 +150,13 @@ final class AppConnectionHandler: ChannelInboundHandler {
       return
     }
     context.fireUserInboundEventTriggered(event)
+  }
+
+  /// Says once that the connection is no longer one that has not said hello.
+  private func endHandshake() {
+    guard isHandshaking else { return }
+    isHandshaking = false
+    hub.saidHello(from: address)
   }
 
   /// Sends `{"type":KIND,…}` with the reason, and closes the connection.

@@ -9,7 +9,9 @@ import NIOPosix
 /// object with a known `type`, or a first line that is not a `hello`, is answered with an `error`
 /// (or `refused`) and the connection closed; an app that says nothing for 15 seconds (a
 /// half-open connection), or sends no `hello` within 10 seconds, is closed; at most 32 apps are
-/// connected at once. An app that was sent nothing for 5 seconds is sent a `ping`, so that an app
+/// connected at once, and, when apps present a pairing code, at most 4 connections of one address
+/// have not said hello yet (so that one machine without the code cannot take every place). An
+/// app that was sent nothing for 5 seconds is sent a `ping`, so that an app
 /// busy sending its lines, which then sends no ping of its own, hears its inspector.
 final class AppListener: Sendable {
   let hub: LiveHub

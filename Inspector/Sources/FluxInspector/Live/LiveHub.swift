@@ -23,6 +23,8 @@ final class LiveHub: @unchecked Sendable {
   private var nextSessionID = 1
   private var nextConnectionNumber = 1
   private var connections = 0
+  /// How many connections of each address have not said hello yet, when apps present a code.
+  private var handshaking: [String: Int] = [:]
   private var wrongCodes: [String: (count: Int, since: Date)] = [:]
   private var allWrongCodes: (count: Int, since: Date) = (0, .distantPast)
 
@@ -30,6 +32,9 @@ final class LiveHub: @unchecked Sendable {
   static let sessionLimit = 32
   /// The most apps connected at once.
   static let connectionLimit = 32
+  /// The most connections of one address that have not said hello yet, when apps present a code
+  /// (`--listen`): so that a machine of the network without the code cannot take every place.
+  static let handshakeLimit = 4
   /// The most commands waiting for an answer from one session.
   static let pendingLimit = 16
   /// The most wrong pairing codes one address may try in a minute.
@@ -56,14 +61,48 @@ final class LiveHub: @unchecked Sendable {
 
   // Connections.
 
-  /// Counts a new connection, and returns its number; `nil` when too many are open.
-  func opened() -> Int? {
-    locked {
-      guard connections < Self.connectionLimit else { return nil }
+  /// Counts a new connection from `address` (`HOST:PORT`), and returns its number, or why it is
+  /// refused: too many are open, or, when apps present a code, too many of that host's have not
+  /// said hello yet. A connection counted here ends its handshake with ``saidHello(from:)``.
+  func opened(from address: String) -> Result<Int, Refusal> {
+    let host = Self.host(of: address)
+    return locked {
+      guard connections < Self.connectionLimit else {
+        return .failure(Refusal("the inspector has \(Self.connectionLimit) apps connected already"))
+      }
+      if pairingCode != nil {
+        let waiting = handshaking[host, default: 0]
+        guard waiting < Self.handshakeLimit else {
+          return .failure(Refusal("\(waiting) connections from this address have not said hello yet"))
+        }
+        handshaking[host] = waiting + 1
+      }
       connections += 1
       nextConnectionNumber += 1
-      return nextConnectionNumber
+      return .success(nextConnectionNumber)
     }
+  }
+
+  /// Says that a connection from `address`, counted by ``opened(from:)``, said hello (or closed
+  /// before it did): once for each such connection.
+  func saidHello(from address: String) {
+    guard pairingCode != nil else { return }
+    let host = Self.host(of: address)
+    locked {
+      let waiting = handshaking[host, default: 0]
+      handshaking[host] = waiting > 1 ? waiting - 1 : nil
+    }
+  }
+
+  /// Why a connection is refused.
+  struct Refusal: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+  }
+
+  /// The host of `address`, `HOST:PORT` (`[::1]:PORT` for IPv6).
+  static func host(of address: String) -> String {
+    address.split(separator: ":").dropLast().joined(separator: ":")
   }
 
   /// Counts a connection gone: its session, if it still is this connection's, is disconnected,
@@ -105,7 +144,7 @@ final class LiveHub: @unchecked Sendable {
       return .refused("this inspector speaks protocol 1, not \(version)")
     }
     if let pairingCode {
-      let address = connection.address.split(separator: ":").dropLast().joined(separator: ":")
+      let address = Self.host(of: connection.address)
       let refusal: String? = locked {
         let now = Date()
         if allWrongCodes.count >= Self.allWrongCodesLimit, now.timeIntervalSince(allWrongCodes.since) < 60 {
@@ -286,6 +325,10 @@ final class LiveHub: @unchecked Sendable {
   /// Why `command` cannot be sent now, or `nil` when it can. Under the lock.
   private func refusal(of command: SteerCommand) -> String? {
     guard let session = session(command.session) else { return "no such session" }
+    if let key = command.key, key != session.key {
+      return "session \(command.session) is another app's now (the inspector was started again): "
+        + "the page shows its app again when it reconnects"
+    }
     guard let connection = session.connection else { return "the app is not connected" }
     guard let store = session.store(command.store) else { return "the app has no store \(command.store)" }
     guard store.steerable else {

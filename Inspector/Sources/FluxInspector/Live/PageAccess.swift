@@ -15,6 +15,10 @@ import Hummingbird
 ///   first, and this server never allows);
 /// - its body carries the token of this run of the server, which only the page it serves has:
 ///   written into that page, never into a field of a log or of an app's message.
+///
+/// No other site may show the page in a frame (`frame-ancestors 'none'`, `X-Frame-Options:
+/// DENY`): there, a click meant for that site's own button would land on one of the page's
+/// controls, and send a command that passes every check above.
 struct PageAccess: Sendable {
   /// The token of this run.
   let token: String

@@ -2,8 +2,12 @@
 /// read and checked.
 ///
 /// ```json
-/// {"token":"…","session":2,"store":"lists","command":"jump","to":12}
+/// {"token":"…","session":2,"key":"4F0C…","store":"lists","command":"jump","to":12}
 /// ```
+///
+/// `key`, when given, is the app's own id of its session (the `session` of its `hello`): a
+/// command whose session is now another app's (the inspector was started again, and numbers its
+/// sessions anew as their apps reconnect) is refused, never sent to that other app.
 ///
 /// `jump` takes `to`, `skip` and `unskip` take `at` (the `n` of a line of the session),
 /// `dispatch` takes `action` (any JSON value, as the log writes actions), `import` takes `lines`
@@ -14,6 +18,9 @@
 struct SteerCommand: Sendable {
   /// The page's number of the session.
   let session: Int
+  /// The app's own id of the session, when the page gave it: the session numbered ``session``
+  /// must be that app's.
+  let key: String?
   /// The label of the store it steers.
   let store: String
   /// `jump`, `present`, `skip`, `unskip`, `dispatch`, `pause`, `resume` or `import`.
@@ -49,6 +56,14 @@ struct SteerCommand: Sendable {
     }
     guard let store = string("store"), (1...256).contains(store.utf8.count) else {
       throw InspectorError("store must be the label of a store, text of 1 to 256 bytes")
+    }
+    if let given = fields["key"] {
+      guard let key = given.count <= 1540 ? JSONScanner.string(given) : nil, key.utf8.count <= 256 else {
+        throw InspectorError("key must be the app's id of its session, text of at most 256 bytes")
+      }
+      self.key = key
+    } else {
+      key = nil
     }
     self.session = session
     self.store = store

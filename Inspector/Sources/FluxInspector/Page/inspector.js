@@ -2322,8 +2322,10 @@
   function steer(fields, rawTail, done) {
     if (viewing.kind !== "app") return;
     const session = viewing.id;
+    // The app's own id of the session: a server started again may number another app's session so.
+    const key = viewing.key;
     function body() {
-      const head = { token, session, store: fields.store, command: fields.command };
+      const head = { token, session, key, store: fields.store, command: fields.command };
       if (fields.to !== undefined) head.to = fields.to;
       if (fields.at !== undefined) head.at = fields.at;
       const text = JSON.stringify(head);
