@@ -141,8 +141,13 @@ struct TodoApp {
       do {
         let command = try Command(parsing: trimmed)
         if command == .quit { break }
-        if let output = try await board.run(command) { Terminal.write(output) }
+        let output = try await board.run(command)
+        // The log encodes and writes on its own queue: what the terminal shows is in the log
+        // first, so a kill right after it leaves it there.
+        board.log?.flush()
+        if let output { Terminal.write(output) }
       } catch {
+        board.log?.flush()
         failures += 1
         Terminal.error("Error: \(error.message)")
       }
