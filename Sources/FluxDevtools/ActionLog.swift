@@ -49,6 +49,9 @@ public final class ActionLog: Sendable {
   public let fields: Fields
   /// Encodes and writes the lines on a queue of its own.
   private let writer: LineWriter
+  /// The ring of a flight recorder (``init(output:fields:flightRecorder:)``); `nil` for a log
+  /// that writes every line.
+  private let recorder: FlightRecorder?
   /// The commits that commands of an inspector wait for, for the log of an ``InspectorConnection``:
   /// their lines say what they were (`"steered"`).
   let marks: SteeringMarks?
@@ -99,6 +102,73 @@ public final class ActionLog: Sendable {
     self.fields = fields
     self.marks = nil
     self.writer = LineWriter(output: output, numbersLines: fields.contains(.sequence), limit: queueLimit)
+    self.recorder = nil
+  }
+
+  /// Creates a flight recorder: a log that keeps the lines of the last `capacity` actions in
+  /// memory, as values, and encodes and writes them only when asked (``writeFlightRecord()``),
+  /// when it is finished or let go, and when the process exits.
+  ///
+  /// Keeping a line costs what queueing one costs a log that writes every line (a lock, the
+  /// values the line needs); nothing is encoded until the lines are written, and the memory held
+  /// is `capacity` lines, with their actions and snapshots.
+  ///
+  /// ```swift
+  /// let log = ActionLog(output: try .file(URL(fileURLWithPath: "flight.jsonl")), fields: .all, flightRecorder: 500)
+  /// // … the app runs; on a bug report:
+  /// log.writeFlightRecord()  // the last 500 actions, with their states, are in flight.jsonl
+  /// ```
+  ///
+  /// What is written, and when:
+  /// - ``writeFlightRecord()``, ``finish()``, the log let go, a normal exit (`exit`, the end of
+  ///   `main`): the lines held, oldest first, each encoded as a log that writes every line
+  ///   writes it; then the ring starts again, empty.
+  /// - A crash (SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE: a Swift runtime error, a failed
+  ///   `precondition`, a bad access): a signal handler cannot encode (encoding allocates and
+  ///   takes locks, which a handler must not), so the actions held are lost, and a file output
+  ///   gets one more line, written with `write(2)` from a buffer prepared beforehand:
+  ///   `{"error":"the process stopped on signal 4: the flight recorder held 37 actions, not
+  ///   written","flightRecorderLost":37,"signal":4}`. The lines written before (by an earlier
+  ///   ``writeFlightRecord()``) are in the file. Then the handler found before (the Swift
+  ///   runtime's backtrace, or the default) gets the signal.
+  /// - SIGTERM, SIGINT, SIGKILL (`kill`, Control-C), or a power cut: only what was written
+  ///   before; the app that wants its record on SIGTERM or SIGINT handles the signal (on a queue
+  ///   or a thread of its own, not in a signal handler) and calls ``writeFlightRecord()``.
+  ///
+  /// So call ``writeFlightRecord()`` where a bug is seen (a failed check of the app's, a
+  /// report button) to keep the actions that led to it.
+  ///
+  /// - Parameters:
+  ///   - output: Where the lines go when they are written.
+  ///   - fields: The optional fields to write; see ``Fields``.
+  ///   - capacity: How many actions to keep (1 to 10,000,000; a number outside is brought inside).
+  public init(output: ActionLogOutput, fields: Fields, flightRecorder capacity: Int) {
+    let capacity = max(1, min(capacity, 10_000_000))
+    self.output = output
+    self.fields = fields
+    self.marks = nil
+    self.writer = LineWriter(
+      output: output, numbersLines: fields.contains(.sequence), limit: max(capacity, Self.defaultQueueLimit))
+    self.recorder = FlightRecorder(capacity: capacity, path: output.filePath)
+    FlightRecorders.add(self)
+  }
+
+  /// Whether this log is a flight recorder, which writes its lines only when asked
+  /// (``init(output:fields:flightRecorder:)``).
+  public var isFlightRecorder: Bool {
+    recorder != nil
+  }
+
+  /// Writes the lines a flight recorder holds, oldest first, and returns once they are written;
+  /// the recorder then starts again, empty. For a log that is not a flight recorder, the same as
+  /// ``flush()``.
+  public func writeFlightRecord() {
+    if let recorder {
+      recorder.lock.withLock {
+        for entry in recorder.takeLocked() { writer.offer(entry.line, at: entry.date) }
+      }
+    }
+    flush()
   }
 
   /// Creates the log of an ``InspectorConnection``, whose lines of commits that a command of the
@@ -109,6 +179,7 @@ public final class ActionLog: Sendable {
     self.marks = marks
     self.writer = LineWriter(
       output: output, numbersLines: fields.contains(.sequence), limit: Self.defaultQueueLimit)
+    self.recorder = nil
   }
 
   /// A middleware that writes the actions of one store to this log, under `label`.
@@ -178,13 +249,25 @@ public final class ActionLog: Sendable {
     let line = PendingActionLine(
       label: label, outcome: outcome, duration: duration, action: action, state: state,
       trace: trace.map(TraceFields.init), types: types, steered: steered, fields: fields)
-    writer.offer(line)
+    if let recorder {
+      let replaced = recorder.keep(line)
+      // The line let go is released here, after the recorder's lock (rule 16).
+      withExtendedLifetime(replaced) {}
+    } else {
+      writer.offer(line)
+    }
   }
 
   /// Waits for the lines this log queued: a log let go without ``finish()`` still writes them.
   /// Not on the log's own queue (its output let go of the last reference), where it would wait
   /// for itself.
   deinit {
+    if let recorder {
+      recorder.lock.withLock {
+        for entry in recorder.takeLocked() { writer.offer(entry.line, at: entry.date) }
+      }
+      recorder.release()
+    }
     if !writer.isOnWriter { writer.flush() }
   }
 
@@ -256,7 +339,8 @@ public final class ActionLog: Sendable {
   /// - Throws: The first write to the file that failed (the lines before it are in the file),
   ///   or why the lines may not all be on the disk.
   public func finish() throws(ActionLogOutput.FileError) {
-    flush()
+    writeFlightRecord()
+    recorder?.release()
     try output.finish()
   }
 }

@@ -27,9 +27,10 @@ final class LineWriter: @unchecked Sendable {
     writer.setSpecific(key: Self.onWriter, value: true)
   }
 
-  /// Queues `line`, or drops it if the queue is full; starts the drainer if none runs.
-  func offer(_ line: any PendingLine) {
-    let startsDrainer = lock.withLock { queue.offer(line, at: Date()) }
+  /// Queues `line`, of an action that ended at `date` (now if `nil`), or drops it if the queue is
+  /// full; starts the drainer if none runs.
+  func offer(_ line: any PendingLine, at date: Date? = nil) {
+    let startsDrainer = lock.withLock { queue.offer(line, at: date ?? Date()) }
     // A dropped line's action and snapshot are released here, after the lock (rule 16).
     withExtendedLifetime(line) {}
     if startsDrainer { writer.async { self.drain() } }
