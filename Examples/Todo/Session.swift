@@ -10,6 +10,8 @@ struct Options: Equatable {
   var quiet = false
   var record: String?
   var replay: String?
+  /// With `--flight-recorder N`: how many of the last actions to keep, and write at the end.
+  var flightRecorder: Int?
 
   /// Reads the options, or says what is wrong and exits.
   static func parse(_ arguments: ArraySlice<String>) -> Options {
@@ -37,13 +39,22 @@ struct Options: Equatable {
       case "--quiet": options.quiet = true
       case "--record": options.record = try file(after: argument, arguments.next())
       case "--replay": options.replay = try file(after: argument, arguments.next())
+      case "--flight-recorder": options.flightRecorder = try count(after: argument, arguments.next())
       default:
         let guess = Suggestion.didYouMean(
-          argument, among: ["--demo", "--log", "--help", "--quiet", "--record", "--replay"])
+          argument, among: ["--demo", "--log", "--help", "--quiet", "--record", "--replay", "--flight-recorder"])
         throw CommandError("unknown option \(argument)" + (guess.map { "; \($0)" } ?? ""))
       }
     }
     return options
+  }
+
+  /// The number of actions after `--flight-recorder`: a whole number from 1 to 1,000,000.
+  private static func count(after option: String, _ next: String?) throws(CommandError) -> Int {
+    guard let next, let count = Int(next), (1...1_000_000).contains(count) else {
+      throw CommandError("\(option) needs a number of actions from 1 to 1000000, like: todo \(option) 500")
+    }
+    return count
   }
 
   private static func file(after option: String, _ next: String?) throws(CommandError) -> String {
@@ -57,6 +68,9 @@ struct Options: Equatable {
 /// How a session begins: a board, perhaps recording, then a replay or the saved lists.
 @MainActor
 enum Session {
+  /// Where `--flight-recorder` writes without `--record`.
+  static let flightRecord = "flight-record.jsonl"
+
   /// Makes the board; with `--record`, its stores write to the log; then replays the
   /// recording of `--replay`, or (but for `--demo`) loads `folder/todo.md` when it exists.
   ///
@@ -75,7 +89,7 @@ enum Session {
     // Read first, so that `--record` and `--replay` of one file replays the old session.
     let recording = try options.replay.map { path throws(CommandError) in try read(path) }
     var output: ActionLogOutput?
-    if let path = options.record {
+    if let path = options.record ?? options.flightRecorder.map({ _ in Session.flightRecord }) {
       do {
         output = try .file(URL(fileURLWithPath: path)) { failure in
           Terminal.error("todo: the recording stopped: \(failure)")
@@ -89,7 +103,10 @@ enum Session {
     }
     let board = Board(
       firstList: Board.firstList, defaultFolder: folder,
-      log: output.map { ActionLog(output: $0, fields: [.all, .swift]) },
+      log: output.map { output in
+        options.flightRecorder.map { ActionLog(output: output, fields: [.all, .swift], flightRecorder: $0) }
+          ?? ActionLog(output: output, fields: [.all, .swift])
+      },
       inspector: inspector, executor: executor)
     if let recording, let path = options.replay {
       do {

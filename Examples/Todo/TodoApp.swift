@@ -22,13 +22,17 @@ import Foundation
 @main
 struct TodoApp {
   static let usage = """
-    usage: todo [--demo] [--log] [--quiet] [--record FILE] [--replay FILE] [--help]
+    usage: todo [--demo] [--log] [--quiet] [--record FILE] [--replay FILE] [--flight-recorder N] [--help]
       --demo           run a short built-in session, then exit
       --log            print every committed action, and the state it left, to standard error
       --quiet          after an item command, print only the line it changed
       --record FILE    write every action of the lists to FILE, as JSON Lines, as it
                        happens; a file already there is kept as FILE.1 (or .2, …)
       --replay FILE    play the actions of FILE (written by --record) back, then go on
+      --flight-recorder N
+                       keep the last N actions in memory, and write them (to the file of
+                       --record, or flight-record.jsonl) when todo ends; a crash writes
+                       one line saying how many were lost
       --help           show this text and the commands
     Without --demo, commands are read from standard input: typed at a prompt in a terminal,
     or run one per line, then exit, when input comes from a file or a pipe (then quiet).
@@ -141,8 +145,13 @@ struct TodoApp {
       do {
         let command = try Command(parsing: trimmed)
         if command == .quit { break }
-        if let output = try await board.run(command) { Terminal.write(output) }
+        let output = try await board.run(command)
+        // The log encodes and writes on its own queue: what the terminal shows is in the log
+        // first, so a kill right after it leaves it there.
+        board.log?.flush()
+        if let output { Terminal.write(output) }
       } catch {
+        board.log?.flush()
         failures += 1
         Terminal.error("Error: \(error.message)")
       }

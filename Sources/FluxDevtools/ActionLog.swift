@@ -24,20 +24,21 @@ import Foundation
 /// ``Recording`` reads back as that number). ``Recording`` reads such a log back,
 /// ``Replay`` dispatches it again.
 ///
-/// > Important: Thread-safe: stores on any executors may share one log. Lines are written one
-/// > at a time, whole, in the order their actions ended: on the executor of a store whose
-/// > action ended, or on the log's own queue. The line of an action that ends while another
-/// > thread writes is written by that thread or that queue, so `dispatch` may return before
-/// > its line is out; a thread writes no line that ended after its own, and lines wait in
-/// > memory while the output is slow. The log holds no lock while it calls the output, which
-/// > may dispatch to a store that logs here too. An action that cannot be encoded is written as
-/// > an `error` line instead.
+/// > Important: Thread-safe: stores on any executors may share one log. The committing thread
+/// > only queues what the line needs, as values (the action, the snapshot, the time, the label,
+/// > the outcome): about a microsecond, whatever the state's size (see the benchmarks). The
+/// > log's own queue encodes the lines and writes them, one at a time, whole, in the order their
+/// > actions ended, so `dispatch` returns before its line is out. At most `queueLimit` lines wait
+/// > (``init(output:fields:queueLimit:)``); the lines of actions that end while that many wait
+/// > are dropped, and one line says how many, and when, in their place. The log holds no lock
+/// > while it calls the output, which may dispatch to a store that logs here too. An action
+/// > that cannot be encoded is written as an `error` line instead.
 ///
 /// Lines still on the log's queue are lost if the process exits first: call ``flush()`` before
-/// it does, or ``finish()``. A file output appends each line at its path as it is written, so
-/// after ``flush()`` a reader finds every line there, and a process that ends without
-/// ``finish()`` (or crashes) leaves them there too; ``finish()`` writes the file to the disk,
-/// closes it, and reports a write that failed.
+/// it does, or ``finish()``; a log that is let go waits for its lines. A file output appends each
+/// line at its path as it is written, so after ``flush()`` a reader finds every line there, and a
+/// process that ends without ``finish()`` (or crashes) leaves them there too; ``finish()`` writes
+/// the file to the disk, closes it, and reports a write that failed.
 ///
 /// A log writes more for a viewer when asked: the line's number, the middleware that held or
 /// cancelled the action, the global dispatch it came from (``Fields``), and the state after each
@@ -46,22 +47,23 @@ public final class ActionLog: Sendable {
   private let output: ActionLogOutput
   /// The optional fields this log writes.
   public let fields: Fields
-  private let lock = Lock()
-  // Guarded by `lock`.
-  nonisolated(unsafe) private var turns = Turns()
-  /// Writes the lines that are ready once the thread that wrote before them has written its own.
-  private let writer = DispatchQueue(label: "FluxDevtools.ActionLog")
+  /// Encodes and writes the lines on a queue of its own.
+  private let writer: LineWriter
+  /// The ring of a flight recorder (``init(output:fields:flightRecorder:)``); `nil` for a log
+  /// that writes every line.
+  private let recorder: FlightRecorder?
   /// The commits that commands of an inspector wait for, for the log of an ``InspectorConnection``:
   /// their lines say what they were (`"steered"`).
   let marks: SteeringMarks?
 
+  /// How many lines a log keeps waiting for its queue, unless told otherwise: 100,000.
+  public static let defaultQueueLimit = 100_000
+
   /// Creates a log that writes to `output`.
   ///
   /// - Parameter output: Where the lines go.
-  public init(output: ActionLogOutput) {
-    self.output = output
-    self.fields = []
-    self.marks = nil
+  public convenience init(output: ActionLogOutput) {
+    self.init(output: output, fields: [], queueLimit: Self.defaultQueueLimit)
   }
 
   /// Creates a log that writes to `output`, with the optional `fields` on each line.
@@ -73,10 +75,100 @@ public final class ActionLog: Sendable {
   /// - Parameters:
   ///   - output: Where the lines go.
   ///   - fields: The optional fields to write; see ``Fields``.
-  public init(output: ActionLogOutput, fields: Fields) {
+  public convenience init(output: ActionLogOutput, fields: Fields) {
+    self.init(output: output, fields: fields, queueLimit: Self.defaultQueueLimit)
+  }
+
+  /// Creates a log that writes to `output`, with the optional `fields` on each line, and at most
+  /// `queueLimit` lines waiting to be encoded and written.
+  ///
+  /// Lines wait in memory, each with its action and its snapshot, while the log's queue encodes
+  /// and writes the lines before them. When `queueLimit` lines wait, the lines of the actions
+  /// that end meanwhile are dropped, and one line stands in their place, written once the queue
+  /// has room: `{"dropped":12,"error":"12 lines were dropped here: …","firstDroppedTime":…,
+  /// "lastDroppedTime":…,"sequence":…,"stores":[…]}` (see the log format article). So memory
+  /// stays bounded, by about twice `queueLimit` lines (those waiting, and those being written).
+  ///
+  /// ```swift
+  /// let log = ActionLog(output: try .file(URL(fileURLWithPath: "session.jsonl")), fields: .all, queueLimit: 100_000)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - output: Where the lines go.
+  ///   - fields: The optional fields to write; see ``Fields``.
+  ///   - queueLimit: The most lines that wait (at least 1; a smaller number counts as 1).
+  public init(output: ActionLogOutput, fields: Fields, queueLimit: Int) {
     self.output = output
     self.fields = fields
     self.marks = nil
+    self.writer = LineWriter(output: output, numbersLines: fields.contains(.sequence), limit: queueLimit)
+    self.recorder = nil
+  }
+
+  /// Creates a flight recorder: a log that keeps the lines of the last `capacity` actions in
+  /// memory, as values, and encodes and writes them only when asked (``writeFlightRecord()``),
+  /// when it is finished or let go, and when the process exits.
+  ///
+  /// Keeping a line costs what queueing one costs a log that writes every line (a lock, the
+  /// values the line needs); nothing is encoded until the lines are written, and the memory held
+  /// is `capacity` lines, with their actions and snapshots.
+  ///
+  /// ```swift
+  /// let log = ActionLog(output: try .file(URL(fileURLWithPath: "flight.jsonl")), fields: .all, flightRecorder: 500)
+  /// // … the app runs; on a bug report:
+  /// log.writeFlightRecord()  // the last 500 actions, with their states, are in flight.jsonl
+  /// ```
+  ///
+  /// What is written, and when:
+  /// - ``writeFlightRecord()``, ``finish()``, the log let go, a normal exit (`exit`, the end of
+  ///   `main`): the lines held, oldest first, each encoded as a log that writes every line
+  ///   writes it; then the ring starts again, empty.
+  /// - A crash (SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE: a Swift runtime error, a failed
+  ///   `precondition`, a bad access): a signal handler cannot encode (encoding allocates and
+  ///   takes locks, which a handler must not), so the actions held are lost, and a file output
+  ///   gets one more line, written with `write(2)` from a buffer prepared beforehand:
+  ///   `{"error":"the process stopped on signal 4: the flight recorder held 37 actions, not
+  ///   written","flightRecorderLost":37,"signal":4}`. The lines written before (by an earlier
+  ///   ``writeFlightRecord()``) are in the file. Then the handler found before (the Swift
+  ///   runtime's backtrace, or the default) gets the signal.
+  /// - SIGTERM, SIGINT, SIGKILL (`kill`, Control-C), or a power cut: only what was written
+  ///   before; the app that wants its record on SIGTERM or SIGINT handles the signal (on a queue
+  ///   or a thread of its own, not in a signal handler) and calls ``writeFlightRecord()``.
+  ///
+  /// So call ``writeFlightRecord()`` where a bug is seen (a failed check of the app's, a
+  /// report button) to keep the actions that led to it.
+  ///
+  /// - Parameters:
+  ///   - output: Where the lines go when they are written.
+  ///   - fields: The optional fields to write; see ``Fields``.
+  ///   - capacity: How many actions to keep (1 to 10,000,000; a number outside is brought inside).
+  public init(output: ActionLogOutput, fields: Fields, flightRecorder capacity: Int) {
+    let capacity = max(1, min(capacity, 10_000_000))
+    self.output = output
+    self.fields = fields
+    self.marks = nil
+    self.writer = LineWriter(
+      output: output, numbersLines: fields.contains(.sequence), limit: max(capacity, Self.defaultQueueLimit))
+    self.recorder = FlightRecorder(capacity: capacity, path: output.filePath)
+    FlightRecorders.add(self)
+  }
+
+  /// Whether this log is a flight recorder, which writes its lines only when asked
+  /// (``init(output:fields:flightRecorder:)``).
+  public var isFlightRecorder: Bool {
+    recorder != nil
+  }
+
+  /// Writes the lines a flight recorder holds, oldest first, and returns once they are written;
+  /// the recorder then starts again, empty. For a log that is not a flight recorder, the same as
+  /// ``flush()``.
+  public func writeFlightRecord() {
+    if let recorder {
+      recorder.lock.withLock {
+        for entry in recorder.takeLocked() { writer.offer(entry.line, at: entry.date) }
+      }
+    }
+    flush()
   }
 
   /// Creates the log of an ``InspectorConnection``, whose lines of commits that a command of the
@@ -85,6 +177,9 @@ public final class ActionLog: Sendable {
     self.output = output
     self.fields = fields
     self.marks = marks
+    self.writer = LineWriter(
+      output: output, numbersLines: fields.contains(.sequence), limit: Self.defaultQueueLimit)
+    self.recorder = nil
   }
 
   /// A middleware that writes the actions of one store to this log, under `label`.
@@ -136,57 +231,58 @@ public final class ActionLog: Sendable {
     !fields.isDisjoint(with: .traced)
   }
 
-  /// Writes the line of an action that just ended.
+  /// Queues the line of an action that just ended, for the log's queue to encode and write.
   ///
-  /// The action takes its turn, and its time, at once; it is encoded (the user's `Encodable`
-  /// code) outside the lock. Then whoever finds the line of the next turn ready and nobody
-  /// writing writes the lines that are ready up to its own, in turn order, outside the lock too
-  /// (``write(_:until:)``): the output may dispatch to a store that logs here, whose line is then
-  /// written after the current one.
+  /// On the committing thread, only what the line needs, as values (``PendingActionLine``), the
+  /// time, and a lock to join the queue: the action and the snapshot are `Sendable`, the
+  /// trace's fields are copied out. The first line of an idle queue starts its drainer.
   ///
   /// `state`: the snapshot to write, for a committed line of a middleware made with snapshots;
   /// `trace`: the action's trace, if its store made one and this log reads it; `types`: the
   /// store's state type and how its snapshots are taken, for ``Fields/swift``; `steered`: the
   /// command of an inspector that caused the commit, if one did.
-  func append<Action: Encodable>(
-    label: String, outcome: ActionOutcome, duration: UInt64?, action: Action, state: (any Encodable)? = nil,
-    trace: ActionTrace? = nil, types: (state: String, form: SnapshotForm?)? = nil, steered: String? = nil
+  func append<Action: Encodable & Sendable>(
+    label: String, outcome: ActionOutcome, duration: UInt64?, action: Action,
+    state: (any Encodable & Sendable)? = nil, trace: ActionTrace? = nil,
+    types: (state: String, form: SnapshotForm?)? = nil, steered: String? = nil
   ) {
-    let (turn, date) = lock.withLock { (turns.take(), Date()) }
-    var line = ActionLogLine(
-      store: label, time: LogTime.string(from: date), outcome: outcome, durationNanoseconds: duration,
-      action: action)
-    let sequence = fields.contains(.sequence) ? turn &+ 1 : nil
-    line.sequence = sequence
-    if let trace { line.trace(trace, fields: fields, outcome: outcome) }
-    if let mirror = state as? MirrorState {
-      line.stateMirror = mirror.value
+    let line = PendingActionLine(
+      label: label, outcome: outcome, duration: duration, action: action, state: state,
+      trace: trace.map(TraceFields.init), types: types, steered: steered, fields: fields)
+    if let recorder {
+      let replaced = recorder.keep(line)
+      // The line let go is released here, after the recorder's lock (rule 16).
+      withExtendedLifetime(replaced) {}
     } else {
-      line.state = state.map(EncodedState.init)
+      writer.offer(line)
     }
-    if fields.contains(.swift), let types { line.describeForSwift(state: types.state, form: types.form) }
-    line.steered = steered
-    let text: String
-    do {
-      text = try line.encoded()
-    } catch {
-      text =
-        Self.withoutState(line, failure: error)
-        ?? Self.errorLine(label: label, sequence: sequence, action: Action.self, error)
+  }
+
+  /// Waits for the lines this log queued: a log let go without ``finish()`` still writes them.
+  /// Not on the log's own queue (its output let go of the last reference), where it would wait
+  /// for itself.
+  deinit {
+    if let recorder {
+      recorder.lock.withLock {
+        for entry in recorder.takeLocked() { writer.offer(entry.line, at: entry.date) }
+      }
+      recorder.release()
     }
-    write(lock.withLock { turns.fill(turn, with: text) }, until: turn)
+    if !writer.isOnWriter { writer.flush() }
   }
 
   /// `line` without its state, and with `stateError` naming `failure`, if it had a state and is
   /// fine without it.
-  private static func withoutState<Action>(_ line: ActionLogLine<Action>, failure: any Error) -> String? {
+  static func withoutState<Action>(
+    _ line: ActionLogLine<Action>, failure: any Error, encoder: JSONEncoder
+  ) -> String? {
     guard line.state != nil || line.stateMirror != nil else { return nil }
     var line = line
     line.state = nil
     line.stateMirror = nil
     line.stateForm = nil
     line.stateError = "the state could not be encoded: \(encodingCause(failure))"
-    return try? line.encoded()
+    return try? line.encoded(with: encoder)
   }
 
   /// Why a value could not be encoded, in words: an `EncodingError`'s cause and where in the
@@ -207,7 +303,7 @@ public final class ActionLog: Sendable {
   }
 
   /// The line that stands for an action that could not be encoded.
-  private static func errorLine<Action>(
+  static func errorLine<Action>(
     label: String, sequence: UInt64?, action: Action.Type, _ error: any Error
   ) -> String {
     let report = ErrorLine(
@@ -220,16 +316,15 @@ public final class ActionLog: Sendable {
 
   /// Returns once the line of every action that ended before the call is written to the output.
   ///
-  /// A line may still be on its way when the `dispatch` of its action returns (see above): its
-  /// action ended while another thread was writing, and that thread, or the log's queue, writes
-  /// it. Call `flush()` before the process exits, or before you read what the output wrote. It
-  /// also waits for lines that are being encoded; it does not wait for actions still running.
+  /// A line is on its way when the `dispatch` of its action returns: the log's queue encodes and
+  /// writes it. Call `flush()` before the process exits, or before you read what the output
+  /// wrote. It also waits for the line that says lines were dropped, if they were; it does not
+  /// wait for actions still running.
   ///
   /// > Warning: Do not call it from the output, or from code the output waits for: the line
   /// > being written would wait for the call, and the call for the line.
   public func flush() {
-    let waiter = lock.withLock { turns.waiter() }
-    waiter?.wait()
+    writer.flush()
   }
 
   /// Flushes the log, then finishes its output: a file output
@@ -245,107 +340,8 @@ public final class ActionLog: Sendable {
   /// - Throws: The first write to the file that failed (the lines before it are in the file),
   ///   or why the lines may not all be on the disk.
   public func finish() throws(ActionLogOutput.FileError) {
-    flush()
+    writeFlightRecord()
+    recorder?.release()
     try output.finish()
-  }
-
-  /// Writes `batch`, then what became ready meanwhile, until the line of `turn` is out (all of
-  /// it if `turn` is `nil`); then hands what is ready to ``writer``. So a thread writes no line
-  /// that ended after its own, and a store's executor is never kept writing the lines of
-  /// busier stores.
-  private func write(_ batch: Turns.Batch, until turn: UInt64?) {
-    var batch = batch
-    while !batch.lines.isEmpty {
-      for text in batch.lines { output.write(text) }
-      let isOwnLineOut = turn.map { batch.end > $0 } ?? true
-      let waiters: [DispatchSemaphore]
-      (batch, waiters) = lock.withLock { turns.written(through: isOwnLineOut ? nil : turn) }
-      for waiter in waiters { waiter.signal() }
-      if turn != nil, isOwnLineOut, !batch.lines.isEmpty {
-        let rest = batch
-        writer.async { self.write(rest, until: nil) }
-        return
-      }
-    }
-  }
-}
-
-/// The lines of an ``ActionLog`` between the end of their action and their write.
-///
-/// Every action takes the next turn when it ends; its line, once encoded, waits here until the
-/// lines of all earlier turns are written. One thread at a time writes: the one that completes
-/// the run of ready lines at the head while nobody writes takes them, writes them outside the
-/// lock, and comes back for more until none is ready, or until its own line is out (then the
-/// log's queue writes the rest). So lines go out whole, one at a time, in the order their
-/// actions ended, and a thread never waits for another's write.
-struct Turns {
-  /// The turn the next action takes.
-  private var next: UInt64 = 0
-  /// The turn whose line is written next.
-  private var head: UInt64 = 0
-  /// The lines that are encoded and wait for an earlier one, or for the writer, by turn.
-  private var lines: [UInt64: String] = [:]
-  /// Whether a thread is writing the lines it took.
-  private(set) var isWriting = false
-  /// The lines of the turns before this one are written.
-  private var writtenEnd: UInt64 = 0
-  /// Who waits in ``ActionLog/flush()`` for the lines of the turns before `end`, in the order
-  /// they came, so by `end`.
-  private var waiters: [(end: UInt64, semaphore: DispatchSemaphore)] = []
-
-  /// Takes the next turn.
-  mutating func take() -> UInt64 {
-    defer { next &+= 1 }
-    return next
-  }
-
-  /// Lines to write, in order, and the turn after the last of them.
-  struct Batch {
-    var lines: [String]
-    var end: UInt64
-  }
-
-  /// Enters the line of `turn`. Returns the lines the caller must write, in order, before it
-  /// calls ``written(through:)``: none if an earlier line is missing or a thread is writing,
-  /// and none after its own.
-  mutating func fill(_ turn: UInt64, with line: String) -> Batch {
-    guard turn >= head && turn < next && lines[turn] == nil else { fatalError("ActionLog: turn \(turn) entered twice") }
-    lines[turn] = line
-    if isWriting { return Batch(lines: [], end: head) }
-    let ready = takeReady(through: turn)
-    isWriting = !ready.lines.isEmpty
-    return ready
-  }
-
-  /// The writer wrote what it took. Returns what became ready meanwhile, up to the line of
-  /// `last` if given, to write next (when that is nothing, the writer is done), and the waiters
-  /// to wake: those whose lines are now all written.
-  mutating func written(through last: UInt64?) -> (Batch, [DispatchSemaphore]) {
-    guard isWriting else { fatalError("ActionLog: written(through:) without a writer") }
-    // Nobody takes lines while a writer writes: what it took ends at the head.
-    writtenEnd = head
-    let woken = waiters.prefix { $0.end <= writtenEnd }
-    waiters.removeFirst(woken.count)
-    let ready = takeReady(through: last)
-    isWriting = !ready.lines.isEmpty
-    return (ready, woken.map(\.semaphore))
-  }
-
-  /// What to wait on until the lines of every turn taken so far are written; `nil` if they are.
-  mutating func waiter() -> DispatchSemaphore? {
-    guard writtenEnd < next else { return nil }
-    let semaphore = DispatchSemaphore(value: 0)
-    waiters.append((next, semaphore))
-    return semaphore
-  }
-
-  /// Removes the run of lines ready from the head, up to the line of `last` if given.
-  private mutating func takeReady(through last: UInt64?) -> Batch {
-    var ready: [String] = []
-    while head <= last ?? .max, let line = lines.removeValue(forKey: head) {
-      ready.append(line)
-      head &+= 1
-    }
-    return Batch(lines: ready, end: head)
   }
 }

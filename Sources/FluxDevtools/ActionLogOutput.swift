@@ -95,6 +95,11 @@ public struct ActionLogOutput: Sendable {
     file?.failure
   }
 
+  /// The path of a ``file(_:onFailure:)`` output; `nil` for the others.
+  var filePath: String? {
+    file?.path
+  }
+
   /// Where the file that was at the URL of a ``file(_:onFailure:)`` output when it opened is
   /// kept: beside it, as `NAME.1` (or the first free number after it); `nil` when nothing was
   /// there, and for the other outputs.

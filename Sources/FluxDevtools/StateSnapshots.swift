@@ -16,19 +16,21 @@ import FluxCore
 /// ```
 ///
 /// The snapshot is taken in the log middleware's `didCommit`, on the store's executor, right
-/// after the commit (and the `didCommit` hooks of the middleware before it), and encoded there,
-/// with the line: it costs as much as encoding the state on every commit (see the benchmarks).
+/// after the commit (and the `didCommit` hooks of the middleware before it), and encoded later,
+/// with the line, on the log's queue: the committing thread pays for taking it (a copy-on-write
+/// value costs a reference count), not for encoding it. So make a snapshot a value: a snapshot
+/// that holds a reference to something the app changes later is encoded as it is then.
 /// A state that cannot be encoded leaves the line without `state`, and with `stateError`, which
 /// says why. The key tells whether a line has a state; its value is the snapshot, whatever it is:
 /// a snapshot of an optional type that is `nil` is written `"state":null`, and
 /// ``Recording/Entry/state(as:)`` reads it back as `.some(nil)`, not as a line without state.
 public struct StateSnapshots<State: FluxCore.State>: Sendable {
   /// Takes the snapshot of a state, to be encoded at once.
-  let take: @Sendable (State) -> any Encodable
+  let take: @Sendable (State) -> any Encodable & Sendable
   /// How the snapshot is taken, for the `"stateForm"` of ``ActionLog/Fields/swift``.
   let form: SnapshotForm
 
-  private init(form: SnapshotForm, take: @escaping @Sendable (State) -> any Encodable) {
+  private init(form: SnapshotForm, take: @escaping @Sendable (State) -> any Encodable & Sendable) {
     self.form = form
     self.take = take
   }

@@ -24,6 +24,7 @@ struct ActionLogFieldsTests {
     store.actions.dispatch(action: .add(2))
     store.actions.dispatch(action: .add(-1))
     store.actions.dispatch(action: .add(1))
+    log.flush()  // the log's queue writes the lines
     #expect(
       try Self.keys(lines.all) == [
         ["action", "durationNanoseconds", "outcome", "store", "time"], ["action", "outcome", "store", "time"],
@@ -42,6 +43,7 @@ struct ActionLogFieldsTests {
     let store = Store<CounterState>(
       state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "counter")])
     for amount in 1...3 { store.actions.dispatch(action: .add(amount)) }
+    log.flush()  // the log's queue writes the lines
     #expect(try Self.keys(lines.all).allSatisfy { !$0.contains("state") && $0.contains("sequence") })
     #expect(try Recording(jsonLines: lines.text).entries.allSatisfy { !$0.hasState })
     withExtendedLifetime(store) {}  // optimized builds free a store after its last use
@@ -55,6 +57,7 @@ struct ActionLogFieldsTests {
       state: .init(), mutations: .init(), executor: .immediate,
       middlewares: [AnyMiddleware(NoNegativeAmounts()), log.middleware(label: "counter")])
     for amount in [1, -2, 3] { store.actions.dispatch(action: .add(amount)) }
+    log.flush()  // the log's queue writes the lines
     #expect(lines.all.allSatisfy { $0.contains(#""sequence":"#) })
     #expect(try Recording(jsonLines: lines.text).entries.map(\.sequence) == [1, 2, 3])
     withExtendedLifetime(store) {}  // optimized builds free a store after its last use
@@ -68,6 +71,7 @@ struct ActionLogFieldsTests {
       state: .init(), mutations: .init(), executor: .immediate,
       middlewares: [AnyMiddleware(NoNegativeAmounts()), log.middleware(label: "counter", snapshots: .snapshot)])
     for amount in [2, -1, 5] { store.actions.dispatch(action: .add(amount)) }
+    log.flush()  // the log's queue writes the lines
     #expect(try Self.keys(lines.all).map { $0.contains("state") } == [true, false, true])
     let recording = try Recording(jsonLines: lines.text)
     #expect(recording.entries.map(\.hasState) == [true, false, true])
@@ -86,6 +90,7 @@ struct ActionLogFieldsTests {
         log.middleware(label: "counter", snapshots: .encoding { ["count": $0.snapshot, "double": 2 * $0.snapshot] })
       ])
     store.actions.dispatch(action: .add(3))
+    log.flush()  // the log's queue writes the lines
     #expect(lines.all.first?.contains(#""state":{"count":3,"double":6}"#) == true)
     #expect(
       try Recording(jsonLines: lines.text).entries.first?.state(as: [String: Int].self) == ["count": 3, "double": 6])
@@ -100,6 +105,7 @@ struct ActionLogFieldsTests {
       state: .init(), mutations: .init(), executor: .immediate,
       middlewares: [log.middleware(label: "counter", snapshots: .encoding { _ in Unencodable() })])
     store.actions.dispatch(action: .add(3))
+    log.flush()  // the log's queue writes the lines
     #expect(try Self.keys(lines.all) == [["action", "durationNanoseconds", "outcome", "store", "stateError", "time"]])
     #expect(try Recording(jsonLines: lines.text).entries.map { try $0.action(as: CounterAction.self) } == [.add(3)])
     withExtendedLifetime(store) {}  // optimized builds free a store after its last use
@@ -163,6 +169,7 @@ struct ActionLogFieldsTests {
     stores[1].actions.dispatch(action: .set(10))
     stores[0].actions.dispatch(action: .add(-5))
     stores[0].actions.dispatch(action: .add(3))
+    log.flush()  // the log's queue writes the lines
     let recording = try Recording(jsonLines: lines.text)
     let read = try TimeTravel(recording, label: "a", from: CounterState())
     let replayed = try TimeTravel(recording, label: "a", from: CounterState(), mutations: .init())
@@ -191,6 +198,7 @@ struct ActionLogFieldsTests {
     let store = Store<CounterState>(
       state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "a")])
     for amount in 1...3 { store.actions.dispatch(action: .add(amount)) }
+    log.flush()  // the log's queue writes the lines
     var swapped = lines.all
     swapped.swapAt(1, 2)
     let recording = try Recording(jsonLines: swapped.joined())

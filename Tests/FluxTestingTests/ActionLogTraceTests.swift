@@ -40,6 +40,7 @@ struct ActionLogTraceTests {
       state: .init(), mutations: .init(), executor: .immediate,
       middlewares: [AnyMiddleware(NoNegativeTagged<HoldProceed>()), AnyMiddleware(holder), log.middleware(label: "a")])
     store.actions.dispatch(action: .add(4))
+    log.flush()  // the log's queue writes the lines
     #expect(lines.all.isEmpty)  // held: not ended yet
     let proceed = try #require(holder.take())
     Thread.sleep(forTimeInterval: 0.002)
@@ -85,6 +86,7 @@ struct ActionLogTraceTests {
       middlewares: [AnyMiddleware(NoNegativeTagged<CancelAtOnce>()), log.middleware(label: "a")])
     store.actions.dispatch(action: .add(-4))
     store.actions.dispatch(action: .add(4))
+    log.flush()  // the log's queue writes the lines
     let entries = try Recording(jsonLines: lines.text).entries
     #expect(entries.map(\.cancelledBy) == ["NoNegativeTagged<CancelAtOnce>", nil])
     #expect(entries.allSatisfy { $0.holds.isEmpty })

@@ -207,6 +207,7 @@ struct RecordingTests {
     let before = Date()
     store.actions.dispatch(action: .add(1))
     let after = Date()
+    log.flush()  // the log's queue writes the lines
     let time = try #require(try Recording(jsonLines: lines.text).entries.first).time
     #expect(time.timeIntervalSince(before) > -0.001 && time.timeIntervalSince(after) < 0.001)
   }

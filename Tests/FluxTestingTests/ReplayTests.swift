@@ -19,6 +19,7 @@ struct ReplayTests {
     a.actions.dispatch(action: .add(-5))  // cancelled
     b.actions.dispatch(action: .add(1))
     a.actions.dispatch(action: .add(3))
+    log.flush()  // the log's queue writes the lines
     return try Recording(jsonLines: lines.text)
   }
 

@@ -119,6 +119,7 @@ struct SessionTestTests {
     store.actions.dispatch(action: .put(quantity: 0, name: String(repeating: "cancelled ", count: 12)))
     store.actions.dispatch(action: .take(name: "Item number 1"))
     withExtendedLifetime(store) {}  // optimized builds free a store after its last use
+    log.flush()  // the log's queue writes the lines
     return try Recording(jsonLines: lines.text)
   }
 
@@ -186,6 +187,7 @@ struct SessionTestTests {
     ann.actions.dispatch(action: .put(quantity: 0, name: "Eggs"))
     bob.actions.dispatch(action: .put(quantity: 1, name: "Tea"))
     withExtendedLifetime((ann, bob)) {}  // optimized builds free a store after its last use
+    log.flush()  // the log's queue writes the lines
     return try Recording(jsonLines: lines.text)
   }
 

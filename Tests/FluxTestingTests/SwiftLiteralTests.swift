@@ -134,6 +134,7 @@ struct SwiftLiteralTests {
     store.actions.dispatch(action: .put(quantity: 2, name: "Milk"))
     store.actions.dispatch(action: .put(quantity: 0, name: "Eggs"))
     other.actions.dispatch(action: .empty)
+    log.flush()  // the log's queue writes the lines
     let objects = try lines.all.map {
       try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
     }
@@ -155,6 +156,7 @@ struct SwiftLiteralTests {
       middlewares: [log.middleware(label: "ann", snapshots: .snapshot)])
     store.actions.dispatch(action: .put(quantity: 2, name: "Milk"))
     for key in ["swift", "swiftError", "stateType", "stateForm"] {
+      log.flush()  // the log's queue writes the lines
       #expect(!lines.text.contains("\"\(key)\""))
     }
     withExtendedLifetime(store) {}  // optimized builds free a store after its last use

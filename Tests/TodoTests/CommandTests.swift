@@ -1,3 +1,5 @@
+import FluxDevtools
+import Foundation
 import Testing
 
 @testable import todo
@@ -44,6 +46,27 @@ struct CommandTests {
       #expect(error?.message.hasSuffix("is given twice") == true)
     }
     #expect(try Options.parsing(["--record", "s", "--replay", "s", "--quiet"]).record == "s")
+  }
+
+  @Test("--flight-recorder takes a number of actions from 1 to 1,000,000")
+  func flightRecorderOption() throws {
+    #expect(try Options.parsing(["--flight-recorder", "500"]).flightRecorder == 500)
+    for bad in ["0", "1000001", "-3", "many", "99999999999999999999999"] {
+      let error = #expect(throws: CommandError.self) { try Options.parsing(["--flight-recorder", bad]) }
+      #expect(
+        error?.message
+          == "--flight-recorder needs a number of actions from 1 to 1000000, like: todo --flight-recorder 500")
+    }
+  }
+
+  @Test("todo --flight-recorder N writes the last N actions when it ends")
+  func flightRecorderRun() throws {
+    let folder = try Faults.temporaryFolder("flight-recorder")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    _ = try Faults.run(["--flight-recorder", "2"], input: "add Milk\nadd Eggs\nadd Tea\n", in: folder)
+    let recording = try Recording(contentsOf: folder.appendingPathComponent("flight-record.jsonl"))
+    #expect(recording.entries.count == 2)
+    #expect(recording.entries.map(\.store) == ["list:Inbox", "list:Inbox"])
   }
 
   @Test(

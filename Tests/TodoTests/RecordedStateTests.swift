@@ -18,6 +18,7 @@ extension ListStoreSuites {
       for command in [Command.add("Milk"), .add("Eggs"), .done(2), .new("Work"), .clearAll] {
         _ = try await board.run(command)
       }
+      board.log?.flush()  // the log's queue writes the lines
       let entries = try Recording(jsonLines: lines.text).entries
       #expect(!entries.isEmpty && entries.allSatisfy { $0.outcome == .committed && $0.hasState })
       let inbox = entries.filter { $0.store == "list:Inbox" }

@@ -65,6 +65,7 @@ extension ListStoreSuites {
         _ = try await board.run(command)
       }
       await #expect(throws: CommandError.self) { try await board.run(.add("milk")) }
+      board.log?.flush()  // the log's queue writes the lines
       let test = try SessionTest(Recording(jsonLines: lines.text), source: "memory")
       #expect(test.leftOut.isEmpty)
       #expect(test.stores == ["list:Inbox", "board", "list:Work"])

@@ -42,6 +42,7 @@ extension ListStoreSuites {
         firstList: "Inbox", defaultFolder: nowhere, log: ActionLog(output: lines.output), executor: mainQueueNow)
       try await run(Self.script, on: recorded)
       let replayed = Board(firstList: "Inbox", defaultFolder: nowhere, executor: mainQueueNow)
+      recorded.log?.flush()  // the log's queue writes the lines
       let count = try await Session.replay(try Recording(jsonLines: lines.text), into: replayed, from: "memory")
       #expect(count == 11)
       let expected = try await recorded.run(.lists)
@@ -56,6 +57,7 @@ extension ListStoreSuites {
       let board = Board(
         firstList: "Inbox", defaultFolder: nowhere, log: ActionLog(output: lines.output), executor: mainQueueNow)
       try await run(Self.script, on: board)
+      board.log?.flush()  // the log's queue writes the lines
       let recording = try Recording(jsonLines: lines.text)
       let travel = try TimeTravel(
         recording, label: "list:Inbox", from: TodoListState(name: "Inbox"), mutations: .init())
@@ -86,6 +88,7 @@ extension ListStoreSuites {
       let loaded = try await board.run(.lists)
       #expect(loaded == "* Inbox  1 of 2 done\n  Work   empty")
       let replayed = Board(firstList: "Inbox", defaultFolder: nowhere, executor: mainQueueNow)
+      board.log?.flush()  // the log's queue writes the lines
       #expect(try await Session.replay(try Recording(jsonLines: lines.text), into: replayed, from: "memory") == 3)
       let actual = try await replayed.run(.lists)
       #expect(actual == loaded)

@@ -8,7 +8,10 @@ enum LogWorkloads {
   /// field on in both (sequence, holds, cancelledBy, dispatch).
   static func prepare(_ workload: Workload, tally: Tally) -> Prepared {
     let written = Tally()  // bytes of the lines, so that no line goes unused
-    let log = ActionLog(output: ActionLogOutput { written.add($0.utf8.count) }, fields: .all)
+    // Room for every line of the run: the table measures the committing thread, whose lines the
+    // log's queue encodes on another, and drops none of them.
+    let log = ActionLog(
+      output: ActionLogOutput { written.add($0.utf8.count) }, fields: .all, queueLimit: Int.max)
     let middleware =
       workload == .w14
       ? log.middleware(label: "list", for: ListState.self, snapshots: .snapshot)

@@ -13,6 +13,7 @@ let usage = """
                             [--work F] [--sizes 100,10000] [--json PATH]
          flux-bench scaling-child CURVE IMPLEMENTATION SIZE [--work F]
          flux-bench inspector [--actions N] [--rounds N]
+         flux-bench log-curve [--sizes 10,100,1000,10000,100000]
 
   run    (default) each workload of each contender in N fresh processes; prints the table of medians
   smoke  every workload of every contender once at a tiny size in this process; checks the counters;
@@ -22,6 +23,8 @@ let usage = """
   scaling-child  one point of a curve, printed as a RESULT line (what scaling starts)
   inspector      what a live InspectorConnection costs a committing store, with a live, a slow and a
                  dead inspector (Linux)
+  log-curve      what a logged action with a snapshot costs the committing thread and end to end,
+                 over the size of the state
   """
 
 /// Runs every workload of every contender once at a tiny size, then checks the Flux scaling
@@ -108,6 +111,7 @@ case "child": exit(child(arguments.dropFirst()))
 case "run": exit(run(arguments.dropFirst()))
 case "scaling": exit(scaling(arguments.dropFirst()))
 case "scaling-child": exit(scalingChild(arguments.dropFirst()))
+case "log-curve": exit(LogCurve.main(arguments.dropFirst()))
 #if canImport(Glibc)
   case "inspector": exit(InspectorBench.main(arguments.dropFirst()))
 #endif

@@ -35,7 +35,7 @@ struct ActionLogLine<Action: Encodable>: Encodable {
   }
 
   /// Fills the fields of `fields` that come from the action's trace.
-  mutating func trace(_ trace: ActionTrace, fields: ActionLog.Fields, outcome: ActionOutcome) {
+  mutating func trace(_ trace: TraceFields, fields: ActionLog.Fields, outcome: ActionOutcome) {
     if fields.contains(.holds), !trace.holds.isEmpty {
       holds = trace.holds.map { HoldField(middleware: typeName($0.middleware), nanoseconds: $0.nanoseconds) }
     }
@@ -57,8 +57,9 @@ struct ActionLogLine<Action: Encodable>: Encodable {
     if state != nil || stateMirror != nil { stateForm = form?.rawValue }
   }
 
-  /// The line as JSON and a line break.
-  func encoded() throws -> String {
+  /// The encoder of lines: keys sorted, slashes as they are, non-finite numbers as strings. One
+  /// encoder serves every line of a log's queue, one line at a time.
+  static func makeEncoder() -> JSONEncoder {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     // JSON has no number for an infinity or not-a-number, and the encoder's default throws on
@@ -69,7 +70,12 @@ struct ActionLogLine<Action: Encodable>: Encodable {
     encoder.nonConformingFloatEncodingStrategy = .convertToString(
       positiveInfinity: NonFiniteNumbers.positiveInfinity, negativeInfinity: NonFiniteNumbers.negativeInfinity,
       nan: NonFiniteNumbers.nan)
-    return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    return encoder
+  }
+
+  /// The line as JSON and a line break, by `encoder` (``makeEncoder()``).
+  func encoded(with encoder: JSONEncoder) throws -> String {
+    String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
   }
 }
 

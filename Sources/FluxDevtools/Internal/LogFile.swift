@@ -23,7 +23,7 @@ final class LogFile: @unchecked Sendable {
   private var outcome: Result<Void, FileError>?
 
   private let onFailure: @Sendable (FileError) -> Void
-  private let path: String
+  let path: String
   /// Where the file that was at the path before is kept, if there was one.
   let previous: String?
 

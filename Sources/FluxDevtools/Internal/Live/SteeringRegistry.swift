@@ -102,9 +102,14 @@ final class SteeringRegistry: @unchecked Sendable {
     guard let context = lock.withLock({ self.context }) else { return .failed("the app is not ready") }
     switch command {
     case "pause"?:
+      // The log writes on its own queue: the lines of actions that ended before the command
+      // reach the buffer first, and are sent.
+      _ = context.flush()
       _ = context.engine.setPaused(true)
       return .done("paused: the app sends no line until resumed")
     case "resume"?:
+      // And the lines of actions that ended while paused reach it before the resume.
+      _ = context.flush()
       let count = context.engine.setPaused(false)
       return .done(count == 0 ? "resumed" : "resumed: \(count) \(count == 1 ? "line was" : "lines were") not sent")
     case "import"?:

@@ -1,0 +1,109 @@
+import Dispatch
+import FluxCore
+import FluxDevtools
+
+/// The cost of an `ActionLog` with snapshots over the size of the state: for states of 10 to
+/// 100,000 items, what one logged action costs the committing thread, and what it costs end to
+/// end (the dispatches, then `flush()`: every line encoded and written), in one process.
+///
+/// Two actions per size: `count`, which changes a counter beside the items (the snapshot shares
+/// the items' buffer with the state), and `touch`, which changes one item (the state's array is
+/// copied on write while a queued snapshot holds it: the price of keeping the snapshot as a value).
+enum LogCurve {
+  static let sizes = [10, 100, 1_000, 10_000, 100_000]
+
+  static func main(_ arguments: ArraySlice<String>) -> Int32 {
+    let sizes =
+      arguments.firstIndex(of: "--sizes").flatMap { index in
+        arguments.index(after: index) < arguments.endIndex
+          ? arguments[arguments.index(after: index)].split(separator: ",").compactMap { Int($0) } : nil
+      } ?? Self.sizes
+    print(
+      "| items | actions | commit-thread ns/action (count) | (touch) | end-to-end ns/action (count) | (touch) | lines/s end to end (count) | bytes/line |"
+    )
+    print("|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for size in sizes where size > 0 && size <= 1_000_000 {
+      let actions = max(20, min(20_000, 4_000_000 / size))
+      let count = measure(items: size, actions: actions, touch: false)
+      let touch = measure(items: size, actions: actions, touch: true)
+      print(
+        "| \(size) | \(actions) | \(format(count.committing)) | \(format(touch.committing)) | \(format(count.endToEnd)) "
+          + "| \(format(touch.endToEnd)) | \(format(1e9 / count.endToEnd)) | \(count.bytesPerLine) |")
+    }
+    return 0
+  }
+
+  private static func format(_ value: Double) -> String {
+    value >= 100 ? String(Int(value.rounded())) : String(Double(Int(value * 10)) / 10)
+  }
+
+  /// Nanoseconds per action on the committing thread and end to end, the best of three rounds.
+  static func measure(items: Int, actions: Int, touch: Bool) -> (
+    committing: Double, endToEnd: Double, bytesPerLine: Int
+  ) {
+    var best = (committing: Double.infinity, endToEnd: Double.infinity, bytesPerLine: 0)
+    for _ in 0..<3 {
+      let written = Tally()
+      let log = ActionLog(
+        output: ActionLogOutput { written.add($0.utf8.count) }, fields: .all, queueLimit: actions + 1)
+      let store = Store<ItemsState>(
+        state: ItemsState(items: items), mutations: ItemsMutations(), executor: .immediate,
+        middlewares: [log.middleware(label: "items", snapshots: .snapshot)])
+      let start = DispatchTime.now().uptimeNanoseconds
+      for index in 0..<actions { store.actions.dispatch(action: touch ? .touch(index % items) : .count) }
+      let committed = DispatchTime.now().uptimeNanoseconds
+      log.flush()
+      let end = DispatchTime.now().uptimeNanoseconds
+      best.committing = min(best.committing, Double(committed - start) / Double(actions))
+      best.endToEnd = min(best.endToEnd, Double(end - start) / Double(actions))
+      best.bytesPerLine = written.total / actions
+      written.free()
+      withExtendedLifetime(store) {}
+    }
+    return best
+  }
+}
+
+/// A state of `items` items, its snapshot the items as a value.
+private final class ItemsState: State, Snapshotting, @unchecked Sendable {
+  // `@unchecked Sendable`: touched only by the store's commits and hooks, on the one thread that
+  // dispatches to it (`.immediate`).
+  typealias Action = ItemsAction
+  typealias Mutations = ItemsMutations
+
+  struct Item: Codable, Sendable {
+    var id: Int
+    var title: String
+    var done: Bool
+  }
+
+  struct Snapshot: Codable, Sendable {
+    var count: Int
+    var items: [Item]
+  }
+
+  var count = 0
+  var items: [Item]
+
+  init(items: Int) {
+    self.items = (0..<items).map { Item(id: $0, title: "Item \($0)", done: false) }
+  }
+
+  var snapshot: Snapshot { Snapshot(count: count, items: items) }
+
+  static func restore(_ snapshot: Snapshot) -> ItemsAction { .count }
+}
+
+private enum ItemsAction: Codable, Sendable {
+  case count
+  case touch(Int)
+}
+
+private struct ItemsMutations: Mutations {
+  func commit(action: ItemsAction, state: ItemsState) {
+    switch action {
+    case .count: state.count &+= 1
+    case .touch(let index): state.items[index].done.toggle()
+    }
+  }
+}

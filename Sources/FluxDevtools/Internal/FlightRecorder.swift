@@ -1,0 +1,127 @@
+import FluxCore
+import Foundation
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// The ring of an ``ActionLog`` in flight-recorder mode: the pending lines of the last
+/// `capacity` actions, as values, never encoded until they are written (``take()``).
+///
+/// States: empty → holding 1…capacity lines (each new line past the capacity replaces the
+/// oldest) → empty again when they are taken. Taking and handing the lines to the log's queue
+/// happen under one lock (``ActionLog/writeFlightRecord()``), so two writes at once never
+/// interleave their lines.
+// `@unchecked Sendable`: `ring`, `start` and `count` are guarded by `lock`; `slot` is written
+// only under `lock` too (and read, without it, only by a fatal-signal handler).
+final class FlightRecorder: @unchecked Sendable {
+  let capacity: Int
+  let lock = Lock()
+  private var ring: [(line: any PendingLine, date: Date)?]
+  private var start = 0
+  private var count = 0
+  /// Where a fatal-signal handler finds this recorder's file and count; `nil` for an output
+  /// that is not a file.
+  private var slot: CrashSlots.Slot?
+
+  init(capacity: Int, path: String?) {
+    self.capacity = max(1, capacity)
+    ring = Array(repeating: nil, count: self.capacity)
+    slot = path.flatMap(CrashSlots.claim)
+  }
+
+  /// Keeps the line of an action that just ended (its time taken under the lock, so that times
+  /// follow the order of the ring); returns the line it replaces, to be released after the lock.
+  func keep(_ line: any PendingLine) -> (any PendingLine)? {
+    lock.withLock {
+      let date = Date()
+      let end = (start + count) % capacity
+      let replaced = ring[end]?.line
+      ring[end] = (line, date)
+      if count < capacity { count += 1 } else { start = (start + 1) % capacity }
+      slot?.held = count
+      return replaced
+    }
+  }
+
+  /// Under ``lock``: the lines held, oldest first, and the ring emptied.
+  func takeLocked() -> [(line: any PendingLine, date: Date)] {
+    var taken: [(line: any PendingLine, date: Date)] = []
+    taken.reserveCapacity(count)
+    for offset in 0..<count {
+      let index = (start + offset) % capacity
+      if let entry = ring[index] { taken.append(entry) }
+      ring[index] = nil
+    }
+    start = 0
+    count = 0
+    slot?.held = 0
+    return taken
+  }
+
+  /// Gives back the slot of the signal handler: the file is finished, or the log is going.
+  func release() {
+    let slot = lock.withLock {
+      defer { self.slot = nil }
+      return self.slot
+    }
+    slot.map(CrashSlots.free)
+  }
+}
+
+/// What the fatal-signal handler reads: for each flight recorder with a file, a descriptor of
+/// its own open on that file (`O_APPEND`) and how many actions it holds. A fixed table of plain
+/// words, allocated once, so that the handler takes no lock and allocates nothing.
+enum CrashSlots {
+  /// The most recorders with a file at once that a crash can name; more are recorded all the
+  /// same, without the crash line.
+  static let capacity = 32
+
+  struct Slot {
+    let index: Int
+    var held: Int {
+      get { table[index].held }
+      nonmutating set { table[index].held = newValue }
+    }
+  }
+
+  struct Entry {
+    var descriptor: Int32
+    var held: Int
+  }
+
+  /// The table; an entry with descriptor -1 is free.
+  nonisolated(unsafe) static let table: UnsafeMutablePointer<Entry> = {
+    let table = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+    table.initialize(repeating: Entry(descriptor: -1, held: 0), count: capacity)
+    return table
+  }()
+  private static let lock = Lock()
+
+  /// Opens `path` for the handler and takes a free entry; `nil` if none is free or the file
+  /// cannot be opened.
+  static func claim(path: String) -> Slot? {
+    let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    let slot: Slot? = lock.withLock {
+      guard let index = (0..<capacity).first(where: { table[$0].descriptor < 0 }) else { return nil }
+      table[index] = Entry(descriptor: descriptor, held: 0)
+      return Slot(index: index)
+    }
+    if slot == nil { close(descriptor) } else { FatalSignals.install() }
+    return slot
+  }
+
+  static func free(_ slot: Slot) {
+    let descriptor = lock.withLock {
+      let descriptor = table[slot.index].descriptor
+      table[slot.index] = Entry(descriptor: -1, held: 0)
+      return descriptor
+    }
+    if descriptor >= 0 { close(descriptor) }
+  }
+}

@@ -1,0 +1,70 @@
+import Dispatch
+import FluxCore
+import Foundation
+
+/// The queue of an ``ActionLog``: takes the pending lines of committing threads, and encodes and
+/// writes them on a queue of its own, in the order their actions ended (``LineQueue``).
+///
+/// Apart from the log, so that a drainer keeps the writer alive, not the log: the log's deinit
+/// waits for the lines it queued (``ActionLog``), unless it runs on the writer's own queue.
+// `@unchecked Sendable`: `queue` is guarded by `lock`; `writtenLines` is touched only by the
+// drainer, which runs on `writer` (a serial queue), one at a time (``LineQueue/offer(_:)``
+// starts one only when none runs); the rest are constants.
+final class LineWriter: @unchecked Sendable {
+  private let output: ActionLogOutput
+  private let numbersLines: Bool
+  private let lock = Lock()
+  private var queue: LineQueue
+  private let writer = DispatchQueue(label: "FluxDevtools.ActionLog")
+  private var writtenLines: UInt64 = 0
+  /// Set on ``writer``, to tell when code runs there.
+  private static let onWriter = DispatchSpecificKey<Bool>()
+
+  init(output: ActionLogOutput, numbersLines: Bool, limit: Int) {
+    self.output = output
+    self.numbersLines = numbersLines
+    self.queue = LineQueue(limit: limit)
+    writer.setSpecific(key: Self.onWriter, value: true)
+  }
+
+  /// Queues `line`, of an action that ended at `date` (now if `nil`), or drops it if the queue is
+  /// full; starts the drainer if none runs.
+  func offer(_ line: any PendingLine, at date: Date? = nil) {
+    let startsDrainer = lock.withLock { queue.offer(line, at: date ?? Date()) }
+    // A dropped line's action and snapshot are released here, after the lock (rule 16).
+    withExtendedLifetime(line) {}
+    if startsDrainer { writer.async { self.drain() } }
+  }
+
+  /// Takes what is queued, encodes it and writes it, until nothing is left.
+  private func drain() {
+    let encoder = ActionLogLine<Int>.makeEncoder()
+    var batch = lock.withLock { queue.take() }
+    while !batch.isEmpty {
+      for entry in batch {
+        let sequence = numbersLines ? writtenLines &+ 1 : nil
+        writtenLines &+= 1
+        switch entry {
+        case .line(let line, let date): output.write(line.encoded(date: date, sequence: sequence, with: encoder))
+        case .dropped(let run): output.write(run.encoded(sequence: sequence, with: encoder))
+        }
+      }
+      let count = batch.count
+      batch = []  // the values of the lines written go here, outside the lock
+      let waiters: [DispatchSemaphore]
+      (waiters, batch) = lock.withLock { (queue.wrote(count), queue.take()) }
+      for waiter in waiters { waiter.signal() }
+    }
+  }
+
+  /// Returns once every line queued before the call is written.
+  func flush() {
+    let waiter = lock.withLock { queue.waiter() }
+    waiter?.wait()
+  }
+
+  /// Whether the caller runs on the writer's queue, where ``flush()`` would wait for itself.
+  var isOnWriter: Bool {
+    DispatchQueue.getSpecific(key: Self.onWriter) == true
+  }
+}

@@ -1,0 +1,184 @@
+import Dispatch
+import FluxCore
+import FluxTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+@Suite("ActionLog: the flight recorder")
+struct FlightRecorderTests {
+  @Test("a flight recorder keeps the last N actions, encodes nothing until asked, then writes them oldest first")
+  func keepsTheLastActions() throws {
+    let lines = Lines()
+    let encodings = EncodingCount()
+    let log = ActionLog(output: lines.output, fields: .sequence, flightRecorder: 3)
+    #expect(log.isFlightRecorder)
+    let store = Store<CountedState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
+    for number in 1...5 { store.actions.dispatch(action: CountedAction(number: number, encodings: encodings)) }
+    log.flush()
+    #expect(encodings.value == 0)
+    #expect(lines.all.isEmpty)
+    log.writeFlightRecord()
+    #expect(encodings.value == 3)
+    #expect(lines.all.map { Self.number(in: $0) } == [3, 4, 5])
+    #expect(lines.all.map { $0.contains(#""sequence":"#) } == [true, true, true])
+    log.writeFlightRecord()  // the ring starts again, empty
+    #expect(lines.all.count == 3)
+    store.actions.dispatch(action: CountedAction(number: 6, encodings: encodings))
+    try log.finish()  // writes what it holds
+    #expect(lines.all.map { Self.number(in: $0) } == [3, 4, 5, 6])
+  }
+
+  @Test("a flight recorder let go writes what it holds")
+  func letGoWritesWhatItHolds() {
+    let lines = Lines()
+    do {
+      let log = ActionLog(output: lines.output, fields: [], flightRecorder: 10)
+      let store = Store<CounterState>(
+        state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
+      for amount in 1...4 { store.actions.dispatch(action: .add(amount)) }
+    }
+    #expect(lines.all.count == 4)
+  }
+
+  @Test("writes racing commits on several threads: no action written twice, each store's in order, the last N kept")
+  func writesRacingCommits() throws {
+    for _ in 0..<5 {
+      let lines = Lines()
+      let log = ActionLog(output: lines.output, fields: [], flightRecorder: 100)
+      let stores = (0..<4).map { index in
+        Store<CounterState>(
+          state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "s\(index)")])
+      }
+      DispatchQueue.concurrentPerform(iterations: 5) { index in
+        if index == 4 {
+          for _ in 0..<50 { log.writeFlightRecord() }
+        } else {
+          for amount in 1...500 { stores[index].actions.dispatch(action: .add(amount)) }
+        }
+      }
+      log.writeFlightRecord()
+      let recording = try Recording(jsonLines: lines.text)
+      var lasts: [Int] = []
+      for index in 0..<4 {
+        let amounts = try recording.entries.filter { $0.store == "s\(index)" }.map {
+          guard case .add(let amount) = try $0.action(as: CounterAction.self) else { return 0 }
+          return amount
+        }
+        #expect(amounts == amounts.sorted() && Set(amounts).count == amounts.count)
+        lasts.append(amounts.last ?? 0)
+      }
+      // The last 100 actions were held at the end, or written before: the last one ended is there.
+      #expect(recording.entries.count >= 100)
+      #expect(lasts.contains(500))
+      #expect(recording.entries.map(\.time) == recording.entries.map(\.time).sorted())
+    }
+  }
+
+  #if os(Linux)
+    @Test("a flight recorder writes what it holds when the process exits normally")
+    func writesAtExit() async throws {
+      let url = Self.childLog("exit")
+      defer { try? FileManager.default.removeItem(at: url) }
+      // Swift Testing runs the body in a child process, with SWIFT_BACKTRACE=enable=no on Linux.
+      await #expect(processExitsWith: .success) {
+        let log = try ActionLog(
+          output: .file(FlightRecorderTests.childLog("exit", parent: true)), fields: [], flightRecorder: 10)
+        let store = Store<CounterState>(
+          state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
+        for amount in 1...4 { store.actions.dispatch(action: .add(amount)) }
+        withExtendedLifetime((log, store)) { exit(0) }
+      }
+      let amounts = try Recording(contentsOf: url).entries.map { try $0.action(as: CounterAction.self) }
+      #expect(amounts == (1...4).map { .add($0) })
+    }
+
+    @Test("a trap keeps the lines written before it, and appends one line that counts the actions held")
+    func trapAppendsACrashLine() async throws {
+      let url = Self.childLog("trap")
+      defer { try? FileManager.default.removeItem(at: url) }
+      #if arch(x86_64)
+        let trap = SIGILL
+      #else
+        let trap = SIGTRAP
+      #endif
+      await #expect(processExitsWith: .signal(trap)) {
+        let log = try ActionLog(
+          output: .file(FlightRecorderTests.childLog("trap", parent: true)), fields: [], flightRecorder: 10)
+        let store = Store<CounterState>(
+          state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
+        for amount in 1...3 { store.actions.dispatch(action: .add(amount)) }
+        log.writeFlightRecord()
+        for amount in 4...5 { store.actions.dispatch(action: .add(amount)) }
+        withExtendedLifetime((log, store)) { fatalError("a bug") }
+      }
+      let text = try String(contentsOf: url, encoding: .utf8)
+      let lines = text.split(separator: "\n").map(String.init)
+      #expect(lines.count == 4)
+      let written = try Recording(jsonLines: lines.prefix(3).joined(separator: "\n") + "\n").entries
+      #expect(try written.map { try $0.action(as: CounterAction.self) } == [.add(1), .add(2), .add(3)])
+      let crash = try #require(
+        JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8)) as? [String: Any])
+      #expect(crash["flightRecorderLost"] as? Int == 2)
+      #expect(crash["signal"] as? Int == Int(trap))
+      #expect(
+        crash["error"] as? String
+          == "the process stopped on signal \(trap): the flight recorder held 2 actions, not written")
+    }
+  #endif
+
+  /// The log of a child process's test: named after the process that runs the test (the
+  /// parent of the child).
+  static func childLog(_ name: String, parent: Bool = false) -> URL {
+    let pid = parent ? getppid() : getpid()
+    return FileManager.default.temporaryDirectory.appendingPathComponent("flight-\(name)-\(pid).jsonl")
+  }
+
+  /// The `number` of a line's action.
+  private static func number(in line: String) -> Int? {
+    let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+    return (object?["action"] as? [String: Any])?["number"] as? Int
+  }
+}
+
+/// A state whose actions count their encodings.
+private final class CountedState: State {
+  typealias Action = CountedAction
+  typealias Mutations = CountedMutations
+}
+
+private struct CountedAction: Encodable, Sendable {
+  let number: Int
+  let encodings: EncodingCount
+
+  private enum CodingKeys: String, CodingKey {
+    case number
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    encodings.add()
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(number, forKey: .number)
+  }
+}
+
+private struct CountedMutations: Mutations {
+  func commit(action: CountedAction, state: CountedState) {}
+}
+
+/// How many times actions were encoded, from any thread.
+private final class EncodingCount: @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var count = 0
+
+  func add() { lock.withLock { count += 1 } }
+
+  var value: Int { lock.withLock { count } }
+}
