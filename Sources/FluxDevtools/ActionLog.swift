@@ -268,7 +268,10 @@ public final class ActionLog: Sendable {
       }
       recorder.release()
     }
-    if !writer.isOnWriter { writer.flush() }
+    if !writer.isOnWriter {
+      writer.flush()
+      writer.settle()
+    }
   }
 
   /// `line` without its state, and with `stateError` naming `failure`, if it had a state and is

@@ -63,6 +63,14 @@ final class LineWriter: @unchecked Sendable {
     waiter?.wait()
   }
 
+  /// Returns once the drainer that wrote the lines flushed before the call has let go of this
+  /// writer, and so of its output: `writer` is a serial queue, and libdispatch releases a block
+  /// it ran before it runs the next. A log let go calls it after ``flush()``, so that its file is
+  /// closed, and free for another log, when the log is gone.
+  func settle() {
+    writer.sync {}
+  }
+
   /// Whether the caller runs on the writer's queue, where ``flush()`` would wait for itself.
   var isOnWriter: Bool {
     DispatchQueue.getSpecific(key: Self.onWriter) == true
