@@ -163,7 +163,14 @@ final class AppConnectionReader: @unchecked Sendable {
   static func end(_ channel: any Channel, _ kind: String, reason: String) {
     let field = kind == "refused" ? "reason" : "message"
     write(channel, "{\"type\":\"\(kind)\",\"\(field)\":\(JSONText.string(reason))}")
-    channel.close(promise: nil)
+    // Half-closed first: a socket closed whole while the app's bytes wait unread in it is reset,
+    // and a reset makes the app's system drop the reason before the app reads it. What the app
+    // still sends is read and ignored; the app closes its side once it has read the reason, and
+    // the connection is closed whole after 2 s whatever it does.
+    let promise = channel.eventLoop.makePromise(of: Void.self)
+    channel.close(mode: .output, promise: promise)
+    promise.futureResult.whenFailure { _ in channel.close(promise: nil) }
+    channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
   }
 
   private static func write(_ channel: any Channel, _ text: String) {
