@@ -344,4 +344,31 @@ struct ReconnectCommandTests {
       #expect(await old.isClosed())
     }
   }
+
+  @Test func anAppThatReconnectsWhileThePageSendsCommandsHearsItsWelcomeFirst() async throws {
+    try await withLiveServer { server in
+      let first = try FakeApp(port: server.appsPort, session: "one-process")
+      #expect(await first.hello().contains("welcome"))
+      let stop = LiveServer.Output()
+      // Pages that send commands all the time: one reaches each new connection as soon as the
+      // inspector knows it.
+      let senders = (0..<2).map { _ in
+        Task {
+          while stop.lines.isEmpty {
+            _ = try? await command(
+              #""session":1,"store":"lists","command":"present""#, port: server.port, token: server.token)
+          }
+        }
+      }
+      var answers: [String] = []
+      for _ in 0..<100 {
+        let app = try FakeApp(port: server.appsPort, session: "one-process")
+        answers.append(await app.hello())
+      }
+      stop.add("stop")
+      for sender in senders { _ = await sender.result }
+      let wrong = answers.filter { !$0.hasPrefix(#"{"type":"welcome""#) }
+      #expect(wrong.isEmpty, "\(wrong.count) of \(answers.count) hellos answered first with: \(wrong.prefix(3))")
+    }
+  }
 }

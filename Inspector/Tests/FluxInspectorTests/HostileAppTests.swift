@@ -113,6 +113,47 @@ struct HostileAppTests {
     #expect(try await fetch("/", port: server.port).status == 200)
   }
 
+  @Test func anAppThatSendsALineOfMegabytesDoesNotKeepAnotherFromBeingAnswered() async throws {
+    let server = try await ServerProcess([])
+    // Connections take the inspector's two event loops in turn: the first and the third share one.
+    // Patient: under the thread sanitizer, beside other tests, an answer may take seconds.
+    let other = try FakeApp(port: server.appsPort, session: "other", patience: 120)
+    #expect(await other.hello().contains("welcome"))
+    let second = try FakeApp(port: server.appsPort, session: "second")
+    #expect(await second.hello().contains("welcome"))
+    let big = try FakeApp(port: server.appsPort, session: "big", patience: 120)
+    #expect(await big.hello().contains("welcome"))
+    // 15 MiB of state in one line: checking it takes a while, seconds in a debug build.
+    let before = server.bytesRead
+    let sending = Task {
+      try await blocking {
+        let state = String(repeating: "x", count: 15 << 20)
+        big.line(0, extra: #""state":{"note":"\#(state)"},"#)
+      }
+    }
+    #expect(
+      await eventually(120) {
+        // The other app is not silent meanwhile (an app quiet for 15 s is taken for gone).
+        other.send(#"{"type":"x-still-here"}"#)
+        return server.bytesRead >= before + (15 << 20)
+      })
+    try await sending.value
+    // Read whole: the other app, on the same event loop, is answered while the line is checked.
+    other.send(#"{"type":"ping"}"#)
+    let pong = await other.readLine()
+    #expect(pong == #"{"type":"pong"}"#, "\(pong ?? "nothing")")
+    let list = object(try await fetch("/live/sessions", port: server.port).body)
+    let held = (list["sessions"] as? [[String: Any]])?.first { $0["session"] as? String == "big" }
+    #expect(held?["lines"] as? Int == 0, "the line was checked before the other app was answered")
+    // And the line is taken, once checked.
+    big.send(#"{"type":"ping"}"#)
+    #expect(await big.readLine() == #"{"type":"pong"}"#)
+    let after = object(try await fetch("/live/sessions", port: server.port).body)
+    #expect(
+      (after["sessions"] as? [[String: Any]])?.first { $0["session"] as? String == "big" }?["lines"] as? Int == 1)
+    #expect(server.isRunning, "\(server.ending)")
+  }
+
   @Test func tenThousandLinesASecondAreAllKeptAndThePageIsAnsweredMeanwhile() async throws {
     let server = try await ServerProcess([])
     let app = try FakeApp(port: server.appsPort)

@@ -39,7 +39,8 @@ final class AppListener: Sendable {
   static func start(
     host: String, port: Int, pingInterval: TimeAmount = .seconds(5), hub: LiveHub
   ) async throws(InspectorError) -> AppListener {
-    // Two threads: an app that sends a line of megabytes to check does not hold up the others.
+    // The loops only read and write: each connection's lines are checked off them, in order, by its
+    // `AppConnectionReader`, so that an app that sends a line of megabytes holds up no other.
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
     let bootstrap = ServerBootstrap(group: group)
       .serverChannelOption(.backlog, value: 64)

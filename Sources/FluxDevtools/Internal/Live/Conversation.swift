@@ -11,6 +11,9 @@ struct Conversation {
   private var scratch = [UInt8](repeating: 0, count: 64 << 10)
   /// Whether a message too long was found: nothing more is read.
   private var isOverLong = false
+  /// Whether the inspector closed its side after bytes that were read with its end and are not
+  /// yet handled: the end is said by the next ``receive(from:)``.
+  private var isAtEnd = false
   private(set) var lastSent: UInt64
   private(set) var lastReceived: UInt64
 
@@ -75,15 +78,21 @@ struct Conversation {
   }
 
   /// Reads what is there, up to a mebibyte; returns how many bytes, or `nil` when the inspector
-  /// closed its side.
+  /// closed its side. Bytes that came with the end are returned first, and the end by the next
+  /// call: an inspector that refuses an app writes its reason and closes at once, and both are
+  /// there together when the app's thread was kept from reading in between.
   mutating func receive(from socket: Socket) -> Result<Int?, SocketError> {
     guard !isOverLong else { return .success(0) }
+    guard !isAtEnd else { return .success(nil) }
     var total = 0
     for _ in 0..<16 {
       let result = scratch.withUnsafeMutableBytes { socket.receive(into: $0) }
       switch result {
       case .failure(let error): return .failure(error)
-      case .success(nil): return .success(nil)
+      case .success(nil):
+        guard total > 0 else { return .success(nil) }
+        isAtEnd = true
+        return .success(total)
       case .success(0): return .success(total)
       case .success(let count?):
         input.append(contentsOf: scratch[0..<count])
