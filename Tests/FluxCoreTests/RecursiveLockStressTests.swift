@@ -138,6 +138,20 @@ import Testing
       }
     }
 
+    /// Waits for the forked `child` at most `seconds`, then exits the process: 0 if the child
+    /// exited with 0, 3 if it ended otherwise, 4 if it hung (it is killed then).
+    static func exitAfter(child: pid_t, seconds: Int) -> Never {
+      var status: Int32 = 0
+      for _ in 0..<seconds * 20 {
+        if waitpid(child, &status, WNOHANG) == child {
+          exit((status & 0x7f) == 0 && (status >> 8) & 0xff == 0 ? 0 : 3)
+        }
+        usleep(50_000)
+      }
+      kill(child, SIGKILL)
+      exit(4)
+    }
+
     /// Installs a filter that refuses `membarrier` (EPERM), as a container's may; exits the
     /// process (5–7) if it cannot. Call it in a child, before any thread waits for a lock, so that
     /// the process never registers.
@@ -276,15 +290,7 @@ import Testing
           _exit(0)
         }
         release.store(true, ordering: .releasing)
-        var status: Int32 = 0
-        for _ in 0..<600 {
-          if waitpid(child, &status, WNOHANG) == child {
-            exit((status & 0x7f) == 0 && (status >> 8) & 0xff == 0 ? 0 : 3)
-          }
-          usleep(50_000)
-        }
-        kill(child, SIGKILL)
-        exit(4)  // the child hung
+        RecursiveLockStressTests.exitAfter(child: child, seconds: 30)
       }
     }
 
@@ -328,15 +334,7 @@ import Testing
           held.unlock()
           _exit(0)
         }
-        var status: Int32 = 0
-        for _ in 0..<1_200 {
-          if waitpid(child, &status, WNOHANG) == child {
-            exit((status & 0x7f) == 0 && (status >> 8) & 0xff == 0 ? 0 : 3)
-          }
-          usleep(50_000)
-        }
-        kill(child, SIGKILL)
-        exit(4)  // the child hung
+        RecursiveLockStressTests.exitAfter(child: child, seconds: 60)
       }
       let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
       #expect(!message.contains("Flux: deadlock:"), "\(message)")
@@ -390,15 +388,7 @@ import Testing
         }
         inherited.lock.unlock()
         stop.store(true, ordering: .relaxed)
-        var status: Int32 = 0
-        for _ in 0..<1_200 {
-          if waitpid(child, &status, WNOHANG) == child {
-            exit((status & 0x7f) == 0 && (status >> 8) & 0xff == 0 ? 0 : 3)
-          }
-          usleep(50_000)
-        }
-        kill(child, SIGKILL)
-        exit(4)  // the child hung
+        RecursiveLockStressTests.exitAfter(child: child, seconds: 60)
       }
     }
   }
