@@ -81,9 +81,9 @@ struct RecordingFileTests {
   }
 
   @Test(
-    "todo --flight-recorder N ended by SIGINT, SIGTERM or SIGHUP writes exactly the last N actions, then ends by that signal",
+    "rule 17: todo --flight-recorder N ended by SIGINT, SIGTERM or SIGHUP writes exactly the last N actions, then ends by that signal",
     arguments: [SIGINT, SIGTERM, SIGHUP])
-  func flightRecorderEndedBySignalWritesTheLastActions(signal: Int32) throws {
+  func inv17_flightRecorderEndedBySignalWritesTheLastActions(signal: Int32) throws {
     let folder = try Faults.temporaryFolder("signal-flight")
     defer { try? FileManager.default.removeItem(at: folder) }
     let log = folder.appendingPathComponent("flight-record.jsonl")
@@ -104,9 +104,9 @@ struct RecordingFileTests {
   }
 
   @Test(
-    "todo --flight-recorder N killed with -9 leaves what an earlier write left, whole: the last session's record, kept aside"
+    "rule 17: todo --flight-recorder N killed with -9 leaves what an earlier write left, whole: the last session's record, kept aside"
   )
-  func flightRecorderKilledLeavesTheEarlierRecord() throws {
+  func inv17_flightRecorderKilledLeavesTheEarlierRecord() throws {
     let folder = try Faults.temporaryFolder("killed-flight")
     defer { try? FileManager.default.removeItem(at: folder) }
     let log = folder.appendingPathComponent("flight-record.jsonl")
