@@ -119,21 +119,57 @@ public final class ActionLog: Sendable {
   /// log.writeFlightRecord()  // the last 500 actions, with their states, are in flight.jsonl
   /// ```
   ///
-  /// What is written, and when:
+  /// What is in the file, by how the process ends:
   /// - ``writeFlightRecord()``, ``finish()``, the log let go, a normal exit (`exit`, the end of
-  ///   `main`): the lines held, oldest first, each encoded as a log that writes every line
-  ///   writes it; then the ring starts again, empty.
-  /// - A crash (SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE: a Swift runtime error, a failed
-  ///   `precondition`, a bad access): a signal handler cannot encode (encoding allocates and
-  ///   takes locks, which a handler must not), so the actions held are lost, and a file output
-  ///   gets one more line, written with `write(2)` from a buffer prepared beforehand:
+  ///   `main`: an `atexit` handler): the lines held, oldest first, each encoded as a log that
+  ///   writes every line writes it; then the ring starts again, empty.
+  /// - A crash: SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS or SIGFPE (a Swift runtime error, a
+  ///   failed `precondition`, `abort()`, a bad access). A signal handler cannot encode (encoding
+  ///   allocates and takes locks, which a handler must not), so the actions held are lost. The
+  ///   file keeps every line written before (by an earlier ``writeFlightRecord()``), and gets
+  ///   one more, appended with `write(2)` from a buffer the handler owns:
   ///   `{"error":"the process stopped on signal 4: the flight recorder held 37 actions, not
-  ///   written","flightRecorderLost":37,"signal":4}`. The lines written before (by an earlier
-  ///   ``writeFlightRecord()``) are in the file. Then the handler found before (the Swift
-  ///   runtime's backtrace, or the default) gets the signal.
-  /// - SIGTERM, SIGINT, SIGKILL (`kill`, Control-C), or a power cut: only what was written
-  ///   before; the app that wants its record on SIGTERM or SIGINT handles the signal (on a queue
-  ///   or a thread of its own, not in a signal handler) and calls ``writeFlightRecord()``.
+  ///   written","flightRecorderLost":37,"signal":4}`. One line per recorder, once per
+  ///   process, whole: the first thread that crashes writes the lines, and a thread that crashes
+  ///   meanwhile waits for it (up to about two seconds); the number is the count at one moment,
+  ///   read once, however many threads commit meanwhile; a write that fails is cut off again.
+  ///   Then the handler found before (the Swift runtime's backtracer, or the default) gets the
+  ///   signal. No line for an output that is not a file, for a recorder past the 32nd with a
+  ///   file at once, or when the handler cannot run: a stack overflow on a thread without an
+  ///   alternate signal stack, or a handler for those signals installed after the recorder,
+  ///   which replaces it.
+  /// - SIGTERM, SIGINT, SIGHUP (`kill`, Control-C, a terminal that closes), and any other signal
+  ///   that ends the process: only what was written before; the app that wants its record
+  ///   handles the signal off a signal handler, on a queue (a handler may not encode either),
+  ///   finishes the log, then lets the signal end the process:
+  ///
+  ///   ```swift
+  ///   // First thing in `main`, before other threads start: they inherit the mask, and SIGTERM
+  ///   // waits for the source instead of ending the process at once.
+  ///   var terminate = sigset_t()
+  ///   sigemptyset(&terminate)
+  ///   sigaddset(&terminate, SIGTERM)
+  ///   pthread_sigmask(SIG_BLOCK, &terminate, nil)
+  ///   let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+  ///   source.setEventHandler {
+  ///     try? log.finish()  // the last 500 actions are in flight.jsonl, on the disk
+  ///     // Then end as SIGTERM would have.
+  ///     signal(SIGTERM, SIG_DFL)
+  ///     var terminate = sigset_t()
+  ///     sigemptyset(&terminate)
+  ///     sigaddset(&terminate, SIGTERM)
+  ///     pthread_sigmask(SIG_UNBLOCK, &terminate, nil)
+  ///     raise(SIGTERM)
+  ///   }
+  ///   source.resume()  // keep `source` while the app runs
+  ///   ```
+  ///
+  ///   (`todo --flight-recorder N` does so for SIGINT, SIGTERM and SIGHUP.)
+  /// - SIGKILL (`kill -9`), `_exit`, a power cut: only what was written before, no crash line.
+  ///   Each line is appended whole by `write(2)`, so the lines before are whole; a kill in the
+  ///   middle of a write may leave the start of that one line, which
+  ///   ``Recording/init(contentsOf:allowingCutShortLastLine:)`` reads past. After a power cut,
+  ///   only what ``finish()`` wrote to the disk is sure to be there.
   ///
   /// So call ``writeFlightRecord()`` where a bug is seen (a failed check of the app's, a
   /// report button) to keep the actions that led to it.

@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(Glibc)
   import Glibc
+  import Synchronization
 #elseif canImport(Darwin)
   import Darwin
 #endif
@@ -103,12 +104,8 @@ struct FlightRecorderTests {
     func trapAppendsACrashLine() async throws {
       let url = Self.childLog("trap")
       defer { try? FileManager.default.removeItem(at: url) }
-      #if arch(x86_64)
-        let trap = SIGILL
-      #else
-        let trap = SIGTRAP
-      #endif
-      await #expect(processExitsWith: .signal(trap)) {
+      let trap = Self.trap
+      let result = await #expect(processExitsWith: .signal(trap), observing: [\.standardErrorContent]) {
         let log = try ActionLog(
           output: .file(FlightRecorderTests.childLog("trap", parent: true)), fields: [], flightRecorder: 10)
         let store = Store<CounterState>(
@@ -118,6 +115,7 @@ struct FlightRecorderTests {
         for amount in 4...5 { store.actions.dispatch(action: .add(amount)) }
         withExtendedLifetime((log, store)) { fatalError("a bug") }
       }
+      Self.expectNoSanitizerReport(result)
       let text = try String(contentsOf: url, encoding: .utf8)
       let lines = text.split(separator: "\n").map(String.init)
       #expect(lines.count == 4)
@@ -131,7 +129,98 @@ struct FlightRecorderTests {
         crash["error"] as? String
           == "the process stopped on signal \(trap): the flight recorder held 2 actions, not written")
     }
+
+    @Test(
+      "a trap while other threads commit appends exactly one whole crash line, whose count is one number",
+      .serialized, arguments: 0..<12)
+    func trapWhileCommittingWritesOneWholeLine(round: Int) async throws {
+      let url = Self.childLog("commits")
+      defer { try? FileManager.default.removeItem(at: url) }
+      let result = await #expect(processExitsWith: .signal(Self.trap), observing: [\.standardErrorContent]) {
+        // Large enough never to fill: the count changes with every commit while the handler runs.
+        let log = try ActionLog(
+          output: .file(FlightRecorderTests.childLog("commits", parent: true)), fields: [],
+          flightRecorder: 10_000_000)
+        let committed = Counter()
+        for index in 0..<3 {
+          let store = Store<CounterState>(
+            state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "s\(index)")])
+          Thread.detachNewThread {
+            while true {
+              store.actions.dispatch(action: .add(1))
+              committed.add()
+            }
+          }
+        }
+        while committed.value < 2_000 { sched_yield() }
+        withExtendedLifetime(log) { fatalError("a bug while other threads commit") }
+      }
+      Self.expectNoSanitizerReport(result)
+      try Self.expectOneCrashLine(in: url, atLeast: 2_000)
+    }
+
+    @Test("two threads that trap at once append exactly one whole crash line", .serialized, arguments: 0..<40)
+    func twoTrapsAtOnceWriteOneLine(round: Int) async throws {
+      let url = Self.childLog("twice")
+      defer { try? FileManager.default.removeItem(at: url) }
+      let result = await #expect(processExitsWith: .signal(Self.trap), observing: [\.standardErrorContent]) {
+        let log = try ActionLog(
+          output: .file(FlightRecorderTests.childLog("twice", parent: true)), fields: [], flightRecorder: 10)
+        let store = Store<CounterState>(
+          state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
+        for amount in 1...3 { store.actions.dispatch(action: .add(amount)) }
+        let ready = Counter()
+        for _ in 0..<2 {
+          Thread.detachNewThread {
+            ready.add()
+            while ready.value < 2 {}
+            withExtendedLifetime(log) { FlightRecorderTests.trapNow() }
+          }
+        }
+        while true { sleep(1) }
+      }
+      Self.expectNoSanitizerReport(result)
+      try Self.expectOneCrashLine(in: url, exactly: 3)
+    }
   #endif
+
+  #if arch(x86_64)
+    static let trap = SIGILL
+  #else
+    static let trap = SIGTRAP
+  #endif
+
+  /// A trap with nothing printed first: the two threads reach the handler as close together as
+  /// they can.
+  static func trapNow() -> Never {
+    var big = Int.max - Int.random(in: 0...0)
+    withUnsafeMutablePointer(to: &big) { $0.pointee += 1 }
+    fatalError("unreachable: \(big)")
+  }
+
+  /// Under the thread sanitizer, the child's handler raced nothing: the sanitizer said nothing
+  /// (a child reports a race on its standard error, and dies by the signal all the same).
+  static func expectNoSanitizerReport(_ result: ExitTest.Result?) {
+    let errors = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(!errors.contains("ThreadSanitizer"), "\(errors)")
+  }
+
+  /// The file at `url` holds one line, whole, written by the handler: its count said twice, the
+  /// same, and in range.
+  static func expectOneCrashLine(in url: URL, atLeast least: Int = 0, exactly count: Int? = nil) throws {
+    let text = try String(contentsOf: url, encoding: .utf8)
+    #expect(text.hasSuffix("\n"))
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+    #expect(lines.count == 1, "\(text)")
+    let crash = try #require(JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
+    let lost = try #require(crash["flightRecorderLost"] as? Int)
+    #expect(lost >= least)
+    if let count { #expect(lost == count) }
+    #expect(crash["signal"] as? Int == Int(trap))
+    #expect(
+      crash["error"] as? String
+        == "the process stopped on signal \(trap): the flight recorder held \(lost) actions, not written")
+  }
 
   /// The log of a child process's test: named after the process that runs the test (the
   /// parent of the child).
@@ -146,6 +235,17 @@ struct FlightRecorderTests {
     return (object?["action"] as? [String: Any])?["number"] as? Int
   }
 }
+
+#if os(Linux)
+  /// A count that threads add to and read, without a lock.
+  private final class Counter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    func add() { count.add(1, ordering: .relaxed) }
+
+    var value: Int { count.load(ordering: .relaxed) }
+  }
+#endif
 
 /// A state whose actions count their encodings.
 private final class CountedState: State {

@@ -80,6 +80,53 @@ struct RecordingFileTests {
     #expect(try Recording(contentsOf: log).entries.count == 1)
   }
 
+  @Test(
+    "rule 17: todo --flight-recorder N ended by SIGINT, SIGTERM or SIGHUP writes exactly the last N actions, then ends by that signal",
+    arguments: [SIGINT, SIGTERM, SIGHUP])
+  func inv17_flightRecorderEndedBySignalWritesTheLastActions(signal: Int32) throws {
+    let folder = try Faults.temporaryFolder("signal-flight")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let log = folder.appendingPathComponent("flight-record.jsonl")
+    try Data(Self.oldLog.utf8).write(to: log)
+    let todo = try RunningTodo(["--flight-recorder", "2"], in: folder)
+    todo.send("add Milk\nadd Eggs\nnew Work\nadd Tea\n")
+    #expect(todo.waitForOutput("1. [ ] Tea"))
+    #expect(todo.end(by: signal) == .signalled(signal))
+    let text = try #require(Faults.contents(log))
+    #expect(String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).count == 3)
+    let recording = try Recording(contentsOf: log)
+    #expect(recording.entries.map(\.store) == ["board", "list:Work"])
+    #expect(Faults.contents(folder.appendingPathComponent("flight-record.jsonl.1")) == Data(Self.oldLog.utf8))
+    #expect(
+      Faults.files(in: folder, startingWith: "flight-record.jsonl") == [
+        "flight-record.jsonl", "flight-record.jsonl.1",
+      ])
+  }
+
+  @Test(
+    "rule 17: todo --flight-recorder N killed with -9 leaves what an earlier write left, whole: the last session's record, kept aside"
+  )
+  func inv17_flightRecorderKilledLeavesTheEarlierRecord() throws {
+    let folder = try Faults.temporaryFolder("killed-flight")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let log = folder.appendingPathComponent("flight-record.jsonl")
+    let first = try RunningTodo(["--flight-recorder", "2"], in: folder)
+    first.send("add Milk\nadd Eggs\nadd Tea\n")
+    #expect(first.waitForOutput("3. [ ] Tea"))
+    #expect(first.end(by: SIGTERM) == .signalled(SIGTERM))
+    let written = try #require(Faults.contents(log))
+    #expect(try Recording(contentsOf: log).entries.count == 2)
+    let second = try RunningTodo(["--flight-recorder", "2"], in: folder)
+    // Enough actions for the ring to go round many times: none of them is written before the kill.
+    let title = String(repeating: "x", count: 200)
+    second.send((1...300).map { "add \($0) \(title)\n" }.joined())
+    #expect(second.waitForOutput("150. [ ] 150 "))
+    #expect(second.end(by: SIGKILL) == .signalled(SIGKILL))
+    #expect(Faults.contents(folder.appendingPathComponent("flight-record.jsonl.1")) == written)
+    #expect(Faults.contents(log) == Data())
+    #expect(try Recording(contentsOf: log).entries.isEmpty)
+  }
+
   /// Root opens any file whatever its permission bits: the program runs as another user
   /// (`setpriv`, nobody).
   @Test(

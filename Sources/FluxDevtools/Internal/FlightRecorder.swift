@@ -74,8 +74,9 @@ final class FlightRecorder: @unchecked Sendable {
 }
 
 /// What the fatal-signal handler reads: for each flight recorder with a file, a descriptor of
-/// its own open on that file (`O_APPEND`) and how many actions it holds. A fixed table of plain
-/// words, allocated once, so that the handler takes no lock and allocates nothing.
+/// its own open on that file (`O_APPEND`) and how many actions it holds. A fixed table of words,
+/// allocated once, that the handler reads without a lock (``CrashWords``), and that allocates
+/// nothing.
 enum CrashSlots {
   /// The most recorders with a file at once that a crash can name; more are recorded all the
   /// same, without the crash line.
@@ -83,24 +84,27 @@ enum CrashSlots {
 
   struct Slot {
     let index: Int
+    /// Set under the recorder's lock, read by the handler in one load.
     var held: Int {
-      get { table[index].held }
-      nonmutating set { table[index].held = newValue }
+      get { table.load(2 * index + 1) }
+      nonmutating set { table.store(newValue, at: 2 * index + 1) }
     }
   }
 
-  struct Entry {
-    var descriptor: Int32
-    var held: Int
+  /// By slot: the descriptor (-1 for a free slot), then the count held.
+  static let table = CrashWords(count: 2 * capacity, initial: { $0 % 2 == 0 ? -1 : 0 })
+  /// Guards the taking and giving back of slots.
+  private static let lock = Lock()
+
+  /// The descriptor of the slot at `index`, or -1 if it is free.
+  static func descriptor(at index: Int) -> Int32 {
+    Int32(truncatingIfNeeded: table.load(2 * index))
   }
 
-  /// The table; an entry with descriptor -1 is free.
-  nonisolated(unsafe) static let table: UnsafeMutablePointer<Entry> = {
-    let table = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
-    table.initialize(repeating: Entry(descriptor: -1, held: 0), count: capacity)
-    return table
-  }()
-  private static let lock = Lock()
+  /// How many actions the recorder of the slot at `index` holds.
+  static func held(at index: Int) -> Int {
+    table.load(2 * index + 1)
+  }
 
   /// Opens `path` for the handler and takes a free entry; `nil` if none is free or the file
   /// cannot be opened.
@@ -108,20 +112,25 @@ enum CrashSlots {
     let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     let slot: Slot? = lock.withLock {
-      guard let index = (0..<capacity).first(where: { table[$0].descriptor < 0 }) else { return nil }
-      table[index] = Entry(descriptor: descriptor, held: 0)
+      guard let index = (0..<capacity).first(where: { table.load(2 * $0) < 0 }) else { return nil }
+      table.store(0, at: 2 * index + 1)
+      // Last, so that a handler that sees the descriptor sees the count too.
+      table.store(Int(descriptor), at: 2 * index)
       return Slot(index: index)
     }
     if slot == nil { close(descriptor) } else { FatalSignals.install() }
     return slot
   }
 
+  /// Gives the slot back and closes its descriptor: the handler no longer sees it before it is
+  /// closed.
   static func free(_ slot: Slot) {
     let descriptor = lock.withLock {
-      let descriptor = table[slot.index].descriptor
-      table[slot.index] = Entry(descriptor: -1, held: 0)
+      let descriptor = table.load(2 * slot.index)
+      table.store(-1, at: 2 * slot.index)
+      table.store(0, at: 2 * slot.index + 1)
       return descriptor
     }
-    if descriptor >= 0 { close(descriptor) }
+    if descriptor >= 0 { close(Int32(truncatingIfNeeded: descriptor)) }
   }
 }
