@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FluxDevtools
@@ -57,6 +59,25 @@ struct MirrorSnapshotReadingTests {
     }
   }
 
+  @Test("snapshots taken on several threads at once, of the same types, are each written whole and right")
+  func snapshotsOnSeveralThreads() {
+    let threads = 4
+    let each = 300
+    let wrong = Mutex(0)
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+      for index in 0..<each {
+        let value = ReadRow(id: thread * each + index, season: index % 2 == 0 ? .spring : .winter, note: nil)
+        let text = Self.written(value)
+        let season = index % 2 == 0 ? "spring" : "winter"
+        let expected =
+          #"{"fields": {"id": \#(thread * each + index), "note": null, "season": {"case": "\#(season)", "kind": "enum", "#
+          + #""type": "ReadSeason"}}, "kind": "struct", "type": "ReadRow"}"#
+        if text != expected { wrong.withLock { $0 += 1 } }
+      }
+    }
+    #expect(wrong.withLock { $0 } == 0)
+  }
+
   @Test("an optional scalar past the depth limit is written as itself, as the cast there wrote it")
   func optionalScalarAtTheDepthLimit() {
     // 31 links, then a leaf whose payload, an optional, is at depth 32: the depth limit.
@@ -90,6 +111,12 @@ enum ReadMark {
 
 enum ReadSingle {
   case only
+}
+
+struct ReadRow {
+  var id: Int
+  var season: ReadSeason
+  var note: String?
 }
 
 indirect enum ReadDeep {

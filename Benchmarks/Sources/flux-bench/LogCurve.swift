@@ -23,17 +23,20 @@ enum LogCurve {
           ? arguments[arguments.index(after: index)].split(separator: ",").compactMap { Int($0) } : nil
       } ?? Self.sizes
     print(
-      "| items | actions | commit-thread ns/action (count) | (touch) | (touch, paced) | end-to-end ns/action (count) "
+      "| items | actions | commit-thread ns/action (count) | (touch) | (touch, paced) | (count, paced) "
+        + "| end-to-end ns/action (count) "
         + "| (touch) | lines/s end to end (count) | bytes/line |"
     )
-    print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for size in sizes where size > 0 && size <= 1_000_000 {
       let actions = max(20, min(20_000, 4_000_000 / size))
       let count = measure(items: size, actions: actions, touch: false)
       let touch = measure(items: size, actions: actions, touch: true)
-      let paced = measurePaced(items: size, actions: max(20, min(2_000, 400_000 / size)))
+      let pacedActions = max(20, min(2_000, 400_000 / size))
+      let paced = measurePaced(items: size, actions: pacedActions, touch: true)
+      let pacedCount = measurePaced(items: size, actions: pacedActions, touch: false)
       print(
-        "| \(size) | \(actions) | \(format(count.committing)) | \(format(touch.committing)) | \(format(paced)) "
+        "| \(size) | \(actions) | \(format(count.committing)) | \(format(touch.committing)) | \(format(paced)) | \(format(pacedCount)) "
           + "| \(format(count.endToEnd)) "
           + "| \(format(touch.endToEnd)) | \(format(1e9 / count.endToEnd)) | \(count.bytesPerLine) |")
     }
@@ -44,9 +47,9 @@ enum LogCurve {
     value >= 100 ? String(Int(value.rounded())) : String(Double(Int(value * 10)) / 10)
   }
 
-  /// Nanoseconds per `touch` action on the committing thread, each dispatched once the log has
-  /// written every earlier line (`flush()`, not timed): the best of three rounds.
-  static func measurePaced(items: Int, actions: Int) -> Double {
+  /// Nanoseconds per action on the committing thread, each dispatched once the log has written
+  /// every earlier line (`flush()`, not timed): the best of three rounds.
+  static func measurePaced(items: Int, actions: Int, touch: Bool) -> Double {
     var best = Double.infinity
     for _ in 0..<3 {
       let written = Tally()
@@ -61,7 +64,7 @@ enum LogCurve {
         // the items' buffer now.
         log.flush()
         let start = DispatchTime.now().uptimeNanoseconds
-        store.actions.dispatch(action: .touch(index % items))
+        store.actions.dispatch(action: touch ? .touch(index % items) : .count)
         dispatching += DispatchTime.now().uptimeNanoseconds - start
       }
       log.flush()
