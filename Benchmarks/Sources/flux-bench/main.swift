@@ -14,6 +14,7 @@ let usage = """
          flux-bench scaling-child CURVE IMPLEMENTATION SIZE [--work F]
          flux-bench inspector [--actions N] [--rounds N]
          flux-bench log-curve [--sizes 10,100,1000,10000,100000]
+         flux-bench mirror-curve [--sizes 1,10,100,1000] [--actions N]
 
   run    (default) each workload of each contender in N fresh processes; prints the table of medians
   smoke  every workload of every contender once at a tiny size in this process; checks the counters;
@@ -25,6 +26,8 @@ let usage = """
                  dead inspector (Linux)
   log-curve      what a logged action with a snapshot costs the committing thread and end to end,
                  over the size of the state
+  mirror-curve   the same with `snapshots: .mirror`; `--actions N` runs N actions once per size
+                 (for callgrind)
   """
 
 /// Runs every workload of every contender once at a tiny size, then checks the Flux scaling
@@ -112,6 +115,7 @@ case "run": exit(run(arguments.dropFirst()))
 case "scaling": exit(scaling(arguments.dropFirst()))
 case "scaling-child": exit(scalingChild(arguments.dropFirst()))
 case "log-curve": exit(LogCurve.main(arguments.dropFirst()))
+case "mirror-curve": exit(MirrorCurve.main(arguments.dropFirst()))
 #if canImport(Glibc)
   case "inspector": exit(InspectorBench.main(arguments.dropFirst()))
 #endif

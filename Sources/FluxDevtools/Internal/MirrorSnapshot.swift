@@ -52,27 +52,50 @@ enum MirrorSnapshot {
     /// identity is never taken again by another object made meanwhile (a `customMirror` may make some).
     var objects: [ObjectIdentifier: (id: Int, object: AnyObject)] = [:]
     /// The names of the types met: Swift writes a type's name by demangling it, which costs
-    /// microseconds, and a state holds many values of few types.
+    /// microseconds, and a state holds many values of few types. Found in ``MirrorTypes``, which
+    /// keeps them for the process, and kept here too, so that the walk takes no lock for them.
     var typeNames: [ObjectIdentifier: String] = [:]
+    /// How the values of the types met are read (``MirrorTypes/reading(of:)``), kept here too.
+    var readings: [ObjectIdentifier: MirrorTypes.Reading] = [:]
 
     mutating func typeName(_ type: Any.Type) -> String {
       if let name = typeNames[ObjectIdentifier(type)] { return name }
-      let name = MirrorSnapshot.typeName(type)
+      let name = MirrorTypes.shared.name(type)
       typeNames[ObjectIdentifier(type)] = name
       return name
+    }
+
+    mutating func reading(of value: Any) -> MirrorTypes.Reading {
+      let key = ObjectIdentifier(Swift.type(of: value))
+      if let reading = readings[key] { return reading }
+      let reading = MirrorTypes.shared.reading(of: value)
+      readings[key] = reading
+      return reading
     }
 
     mutating func node(_ value: Any, depth: Int) -> JSONValue {
       guard written < MirrorSnapshot.nodeLimit else {
         return MirrorSnapshot.marker("size", type: typeName(Swift.type(of: value)))
       }
-      if let scalar = MirrorSnapshot.scalar(value) {
+      // What the casts of `scalar` and `described` find, found faster where the type tells it.
+      let reading = reading(of: value)
+      switch reading {
+      case .scalar(let scalar):
         written += 1
-        return scalar
-      }
-      if let described = MirrorSnapshot.described(value) {
-        written += 1
-        return described
+        return MirrorSnapshot.scalar(value, of: scalar)
+      case .reflected: break
+      case .optional where depth < MirrorSnapshot.depthLimit:
+        // `Mirror` unwraps it below, and reads what it holds one level deeper, as a cast here would.
+        break
+      case .described, .cast, .optional:
+        if let scalar = MirrorSnapshot.scalar(value) {
+          written += 1
+          return scalar
+        }
+        if let described = MirrorSnapshot.described(value) {
+          written += 1
+          return described
+        }
       }
       let mirror = Mirror(reflecting: value)
       let type = typeName(mirror.subjectType)
@@ -90,7 +113,10 @@ enum MirrorSnapshot {
       case .class:
         return object(value, mirror: mirror, type: type, depth: depth)
       case .enum:
-        return enumCase(value, mirror: mirror, type: type, depth: depth)
+        guard case .reflected(plainEnum: true) = reading else {
+          return enumCase(value, mirror: mirror, type: type, depth: depth, plain: false)
+        }
+        return enumCase(value, mirror: mirror, type: type, depth: depth, plain: true)
       case .tuple:
         var members: [String: JSONValue] = ["kind": .string("tuple"), "type": .string(type)]
         members["elements"] = .array(mirror.children.map { node($0.value, depth: depth + 1) })
@@ -169,8 +195,9 @@ enum MirrorSnapshot {
         ])
     }
 
-    /// An enum case: its name, and its values as `payload` when it has some.
-    mutating func enumCase(_ value: Any, mirror: Mirror, type: String, depth: Int) -> JSONValue {
+    /// An enum case: its name, and its values as `payload` when it has some. `plain`: of a type
+    /// whose cases without values ``MirrorTypes/caseName(_:)`` keeps.
+    mutating func enumCase(_ value: Any, mirror: Mirror, type: String, depth: Int, plain: Bool) -> JSONValue {
       var members: [String: JSONValue] = ["kind": .string("enum"), "type": .string(type)]
       if let payload = mirror.children.first, let name = payload.label {
         members["case"] = .string(name)
@@ -178,7 +205,8 @@ enum MirrorSnapshot {
       } else {
         // A case without values: its name is what Swift prints (the description, for a type that
         // describes itself).
-        members["case"] = .string(MirrorSnapshot.text(MirrorSnapshot.describe(value)))
+        let name = plain ? MirrorTypes.shared.caseName(value) : MirrorSnapshot.describe(value)
+        members["case"] = .string(MirrorSnapshot.text(name))
       }
       return .object(members)
     }
@@ -202,6 +230,29 @@ enum MirrorSnapshot {
   /// The marker that stands for what a snapshot leaves out.
   static func marker(_ reason: String, type: String) -> JSONValue {
     .object(["kind": .string("…"), "reason": .string(reason), "type": .string(type)])
+  }
+
+  /// `value`, whose type is exactly the one of `scalar`, as a JSON scalar: what ``scalar(_:)``
+  /// returns for it, by a cast to that type alone.
+  static func scalar(_ value: Any, of scalar: MirrorTypes.Scalar) -> JSONValue {
+    switch scalar {
+    case .bool: .bool(value as! Bool)
+    case .int: .integer(Int64(value as! Int))
+    case .int8: .integer(Int64(value as! Int8))
+    case .int16: .integer(Int64(value as! Int16))
+    case .int32: .integer(Int64(value as! Int32))
+    case .int64: .integer(value as! Int64)
+    case .uint: .unsigned(UInt64(value as! UInt))
+    case .uint8: .unsigned(UInt64(value as! UInt8))
+    case .uint16: .unsigned(UInt64(value as! UInt16))
+    case .uint32: .unsigned(UInt64(value as! UInt32))
+    case .uint64: .unsigned(value as! UInt64)
+    case .double: .double(value as! Double)
+    case .float: .double(Double((value as! Float).description) ?? Double(value as! Float))
+    case .string: .string(text(value as! String))
+    case .substring: .string(text(String(value as! Substring)))
+    case .character: .string(text(String(value as! Character)))
+    }
   }
 
   /// A value written as a JSON scalar; `nil` for others. An optional that holds one is unwrapped
