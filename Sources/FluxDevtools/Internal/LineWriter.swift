@@ -17,14 +17,15 @@ final class LineWriter: @unchecked Sendable {
   private var queue: LineQueue
   private let writer = DispatchQueue(label: "FluxDevtools.ActionLog")
   private var writtenLines: UInt64 = 0
-  /// Set on ``writer``, to tell when code runs there.
-  private static let onWriter = DispatchSpecificKey<Bool>()
+  /// Set on ``writer`` to this writer's identity, to tell when code runs there: on its own
+  /// queue, not on the queue of another log's writer (whose output may let go of this log).
+  private static let onWriter = DispatchSpecificKey<ObjectIdentifier>()
 
   init(output: ActionLogOutput, numbersLines: Bool, limit: Int) {
     self.output = output
     self.numbersLines = numbersLines
     self.queue = LineQueue(limit: limit)
-    writer.setSpecific(key: Self.onWriter, value: true)
+    writer.setSpecific(key: Self.onWriter, value: ObjectIdentifier(self))
   }
 
   /// Queues `line`, of an action that ended at `date` (now if `nil`), or drops it if the queue is
@@ -71,8 +72,9 @@ final class LineWriter: @unchecked Sendable {
     writer.sync {}
   }
 
-  /// Whether the caller runs on the writer's queue, where ``flush()`` would wait for itself.
+  /// Whether the caller runs on this writer's queue, where ``flush()`` would wait for itself.
+  /// (An identity that matches is this writer's: the queue that carries it lives with it.)
   var isOnWriter: Bool {
-    DispatchQueue.getSpecific(key: Self.onWriter) == true
+    DispatchQueue.getSpecific(key: Self.onWriter) == ObjectIdentifier(self)
   }
 }
