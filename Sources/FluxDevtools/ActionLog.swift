@@ -121,8 +121,9 @@ public final class ActionLog: Sendable {
   ///
   /// What is in the file, by how the process ends:
   /// - ``writeFlightRecord()``, ``finish()``, the log let go, a normal exit (`exit`, the end of
-  ///   `main`: an `atexit` handler): the lines held, oldest first, each encoded as a log that
-  ///   writes every line writes it; then the ring starts again, empty.
+  ///   `main`: an `atexit` handler; not the exit of a child process forked from this one, which
+  ///   writes nothing): the lines held, oldest first, each encoded as a log that writes every
+  ///   line writes it; then the ring starts again, empty.
   /// - A crash: SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS or SIGFPE (a Swift runtime error, a
   ///   failed `precondition`, `abort()`, a bad access). A signal handler cannot encode (encoding
   ///   allocates and takes locks, which a handler must not), so the actions held are lost. The
@@ -198,7 +199,12 @@ public final class ActionLog: Sendable {
   /// Writes the lines a flight recorder holds, oldest first, and returns once they are written;
   /// the recorder then starts again, empty. For a log that is not a flight recorder, the same as
   /// ``flush()``.
+  ///
+  /// In a child process forked from the one that made the log, it returns at once and writes
+  /// nothing (as the exit of such a child does): the lines held there, and the file, are the
+  /// parent's, and the log's queue runs only in the parent.
   public func writeFlightRecord() {
+    guard writer.isInItsProcess else { return }
     if let recorder {
       recorder.lock.withLock {
         for entry in recorder.takeLocked() { writer.offer(entry.line, at: entry.date) }
@@ -298,7 +304,7 @@ public final class ActionLog: Sendable {
   /// Not on the log's own queue (its output let go of the last reference), where it would wait
   /// for itself.
   deinit {
-    if let recorder {
+    if let recorder, writer.isInItsProcess {
       recorder.lock.withLock {
         for entry in recorder.takeLocked() { writer.offer(entry.line, at: entry.date) }
       }
@@ -359,6 +365,9 @@ public final class ActionLog: Sendable {
   /// writes it. Call `flush()` before the process exits, or before you read what the output
   /// wrote. It also waits for the line that says lines were dropped, if they were; it does not
   /// wait for actions still running.
+  ///
+  /// In a child process forked from the one that made the log, it returns at once: the log's
+  /// queue runs only in the parent.
   ///
   /// > Warning: Do not call it from the output, or from code the output waits for: the line
   /// > being written would wait for the call, and the call for the line.

@@ -40,6 +40,44 @@ struct ActionLogQueueEdgeTests {
       _ = slowLines.waitForCount(30)
     }
   }
+
+  #if os(Linux)
+    @Test(
+      "a child forked from a process with a flight recorder returns from writeFlightRecord() and exit, writing none of its parent's lines"
+    )
+    func forkedChildWritesNothingOfItsParent() async throws {
+      let url = FlightRecorderTests.childLog("fork")
+      defer { try? FileManager.default.removeItem(at: url) }
+      await #expect(processExitsWith: .success) {
+        let log = try ActionLog(
+          output: .file(FlightRecorderTests.childLog("fork", parent: true)), fields: [], flightRecorder: 10)
+        let store = Store<CounterState>(
+          state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
+        for amount in 1...3 { store.actions.dispatch(action: .add(amount)) }
+        let child = fork()
+        if child == 0 {
+          log.writeFlightRecord()
+          exit(0)  // as a child whose exec failed may
+        }
+        // The child must end by itself; if it does not within 30 seconds, it waits for ever.
+        var status: Int32 = 0
+        var ended = false
+        for _ in 0..<3_000 where !ended {
+          ended = waitpid(child, &status, WNOHANG) == child
+          if !ended { usleep(10_000) }
+        }
+        if !ended {
+          kill(child, SIGKILL)
+          _exit(2)
+        }
+        guard status == 0 else { _exit(3) }
+        withExtendedLifetime((log, store)) { exit(0) }
+      }
+      let text = try String(contentsOf: url, encoding: .utf8)
+      let amounts = try Recording(jsonLines: text).entries.map { try $0.action(as: CounterAction.self) }
+      #expect(amounts == (1...3).map { .add($0) })
+    }
+  #endif
 }
 
 /// One value, that one thread puts and another takes (and lets go of, outside the lock).
