@@ -370,7 +370,9 @@ public final class ActionLog: Sendable {
   /// queue runs only in the parent.
   ///
   /// > Warning: Do not call it from the output, or from code the output waits for: the line
-  /// > being written would wait for the call, and the call for the line.
+  /// > being written would wait for the call, and the call for the line. Called from the
+  /// > output itself (or through ``finish()`` or ``writeFlightRecord()``), it stops the process
+  /// > with a message that says so.
   public func flush() {
     writer.flush()
   }
@@ -384,6 +386,8 @@ public final class ActionLog: Sendable {
   /// (``ActionLogOutput/failure``). Every call has the first one's outcome, and calls from
   /// several threads at once all return once the file is closed
   /// (``ActionLogOutput/finish()``).
+  ///
+  /// Like ``flush()``, it must not be called from the output.
   ///
   /// - Throws: The first write to the file that failed (the lines before it are in the file),
   ///   or why the lines may not all be on the disk.

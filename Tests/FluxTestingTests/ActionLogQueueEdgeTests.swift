@@ -42,6 +42,35 @@ struct ActionLogQueueEdgeTests {
   }
 
   #if os(Linux)
+    @Test("flush() or finish() from the log's own output stops the process and says why, instead of waiting for ever")
+    func flushFromItsOwnOutputStops() async {
+      let flushed = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        ActionLogQueueEdgeTests.callFromItsOwnOutput(finishes: false)
+      }
+      let finished = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+        ActionLogQueueEdgeTests.callFromItsOwnOutput(finishes: true)
+      }
+      for result in [flushed, finished] {
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("ActionLog.flush() was called from the log's own output"), "\(message)")
+      }
+    }
+
+    /// Writes a line to a log whose output calls `flush()` or `finish()` of that log.
+    static func callFromItsOwnOutput(finishes: Bool) {
+      let held = Held<ActionLog>()
+      let log = ActionLog(
+        output: ActionLogOutput { _ in
+          if finishes { try? held.value?.finish() } else { held.value?.flush() }
+        })
+      held.put(log)
+      let store = Store<CounterState>(
+        state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
+      store.actions.dispatch(action: .add(1))
+      log.flush()
+      withExtendedLifetime(store) {}
+    }
+
     @Test(
       "a child forked from a process with a flight recorder returns from writeFlightRecord() and exit, writing none of its parent's lines"
     )
@@ -84,17 +113,19 @@ struct ActionLogQueueEdgeTests {
 final class Held<Value: AnyObject>: @unchecked Sendable {
   private let lock = NSLock()
   // Guarded by `lock`.
-  private var value: Value?
+  private var stored: Value?
 
-  func put(_ value: Value) { lock.withLock { self.value = value } }
+  func put(_ value: Value) { lock.withLock { stored = value } }
 
   func take() {
     let taken = lock.withLock {
-      defer { value = nil }
-      return value
+      defer { stored = nil }
+      return stored
     }
     withExtendedLifetime(taken) {}
   }
 
-  var isEmpty: Bool { lock.withLock { value == nil } }
+  var isEmpty: Bool { lock.withLock { stored == nil } }
+
+  var value: Value? { lock.withLock { stored } }
 }
