@@ -111,7 +111,8 @@ public final class ActionLog: Sendable {
   ///
   /// Keeping a line costs what queueing one costs a log that writes every line (a lock, the
   /// values the line needs); nothing is encoded until the lines are written, and the memory held
-  /// is `capacity` lines, with their actions and snapshots.
+  /// is that of the lines kept, with their actions and snapshots: at most `capacity` lines (the
+  /// room for them grows as they come, so a large capacity costs nothing until it is used).
   ///
   /// ```swift
   /// let log = ActionLog(output: try .file(URL(fileURLWithPath: "flight.jsonl")), fields: .all, flightRecorder: 500)

@@ -56,6 +56,28 @@ struct ActionLogQueueEdgeTests {
       }
     }
 
+    @Test("a flight recorder of the largest capacity takes memory for the lines it holds, not for its capacity")
+    func largeFlightRecorderTakesMemoryAsItFills() async {
+      // In a process of its own, so that the resident size is this test's alone.
+      await #expect(processExitsWith: .success) {
+        let before = ActionLogQueueEdgeTests.residentKilobytes()
+        let log = ActionLog(output: ActionLogOutput { _ in }, fields: [], flightRecorder: Int.max)
+        let store = Store<CounterState>(
+          state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
+        for amount in 1...1_000 { store.actions.dispatch(action: .add(amount)) }
+        let grown = ActionLogQueueEdgeTests.residentKilobytes() - before
+        // 10,000,000 slots made at once take about 500 MB.
+        withExtendedLifetime((log, store)) { exit(grown < 100_000 ? 0 : 1) }
+      }
+    }
+
+    /// The resident size of this process, in kilobytes.
+    static func residentKilobytes() -> Int {
+      let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+      let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+      return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
     /// Writes a line to a log whose output calls `flush()` or `finish()` of that log.
     static func callFromItsOwnOutput(finishes: Bool) {
       let held = Held<ActionLog>()
