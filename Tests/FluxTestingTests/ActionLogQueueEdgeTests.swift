@@ -41,6 +41,58 @@ struct ActionLogQueueEdgeTests {
     }
   }
 
+  @Test(
+    "commits on several threads racing flush(), writeFlightRecord() and finish(): the file holds whole lines, numbered in order, each store's in order, none twice",
+    arguments: [false, true])
+  func commitsRacingFinish(flightRecorder: Bool) throws {
+    for round in 0..<8 {
+      let url = FileManager.default.temporaryDirectory.appendingPathComponent("race-\(UUID())-\(round).jsonl")
+      defer { try? FileManager.default.removeItem(at: url) }
+      let output = try ActionLogOutput.file(url)
+      let log =
+        flightRecorder
+        ? ActionLog(output: output, fields: .sequence, flightRecorder: 50)
+        : ActionLog(output: output, fields: .sequence, queueLimit: 64)
+      let stores = (0..<3).map { index in
+        Store<CounterState>(
+          state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "s\(index)")])
+      }
+      let failures = LockedCount()
+      DispatchQueue.concurrentPerform(iterations: 5) { index in
+        switch index {
+        case 0..<3:
+          for amount in 1...400 { stores[index].actions.dispatch(action: .add(amount)) }
+        case 3:
+          for turn in 0..<40 {
+            if turn % 2 == 0 { log.flush() } else { log.writeFlightRecord() }
+            Thread.sleep(forTimeInterval: 0.0002)
+          }
+        default:
+          Thread.sleep(forTimeInterval: 0.002 * Double(round % 4))
+          do { try log.finish() } catch { failures.add() }
+        }
+      }
+      #expect(throws: Never.self) { try log.finish() }  // the first one's outcome: no write failed
+      let text = try String(contentsOf: url, encoding: .utf8)
+      #expect(text.isEmpty || text.hasSuffix("\n"))
+      var last = [String: Int]()
+      for (number, line) in text.split(separator: "\n").enumerated() {
+        let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["sequence"] as? Int == number + 1)
+        if object["dropped"] != nil { continue }
+        let store = try #require(object["store"] as? String)
+        let amount = try #require(((object["action"] as? [String: Any])?["add"] as? [String: Any])?["_0"] as? Int)
+        #expect(amount > last[store, default: 0], "\(store)'s lines out of order, or twice")
+        last[store] = amount
+      }
+      #expect(failures.value == 0)
+      // A line that came after finish() is reported, not written.
+      if let failure = output.failure {
+        #expect(failure.cause == "a line came after the log was finished; it is not written")
+      }
+    }
+  }
+
   #if os(Linux)
     @Test("flush() or finish() from the log's own output stops the process and says why, instead of waiting for ever")
     func flushFromItsOwnOutputStops() async {
@@ -150,4 +202,15 @@ final class Held<Value: AnyObject>: @unchecked Sendable {
   var isEmpty: Bool { lock.withLock { stored == nil } }
 
   var value: Value? { lock.withLock { stored } }
+}
+
+/// A count that threads add to.
+private final class LockedCount: @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var count = 0
+
+  func add() { lock.withLock { count += 1 } }
+
+  var value: Int { lock.withLock { count } }
 }
