@@ -305,9 +305,12 @@ public final class ActionLog: Sendable {
   /// Not on the log's own queue (its output let go of the last reference), where it would wait
   /// for itself.
   deinit {
-    if let recorder, writer.isInItsProcess {
-      recorder.lock.withLock {
-        for entry in recorder.takeLocked() { writer.offer(entry.line, at: entry.date) }
+    if let recorder {
+      // In a forked child the lines held are the parent's (``writeFlightRecord()``).
+      if writer.isInItsProcess {
+        recorder.lock.withLock {
+          for entry in recorder.takeLocked() { writer.offer(entry.line, at: entry.date) }
+        }
       }
       recorder.release()
     }
