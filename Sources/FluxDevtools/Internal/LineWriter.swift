@@ -74,10 +74,12 @@ final class LineWriter: @unchecked Sendable {
   /// forked from the writer's, where nothing is written (``isInItsProcess``).
   func flush() {
     guard isInItsProcess else { return }
-    precondition(
-      !isOnWriter,
-      "ActionLog.flush() was called from the log's own output (directly, or through finish() or "
-        + "writeFlightRecord()): it would wait for ever for the line being written")
+    if isOnWriter {
+      // fatalError, not precondition: its message is printed in optimized builds too.
+      fatalError(
+        "ActionLog.flush() was called from the log's own output (directly, or through finish() or "
+          + "writeFlightRecord()): it would wait for ever for the line being written")
+    }
     let waiter = lock.withLock { queue.waiter() }
     waiter?.wait()
   }
