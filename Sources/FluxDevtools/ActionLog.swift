@@ -111,7 +111,8 @@ public final class ActionLog: Sendable {
   ///
   /// Keeping a line costs what queueing one costs a log that writes every line (a lock, the
   /// values the line needs); nothing is encoded until the lines are written, and the memory held
-  /// is `capacity` lines, with their actions and snapshots.
+  /// is that of the lines kept, with their actions and snapshots: at most `capacity` lines (the
+  /// room for them grows as they come, so a large capacity costs nothing until it is used).
   ///
   /// ```swift
   /// let log = ActionLog(output: try .file(URL(fileURLWithPath: "flight.jsonl")), fields: .all, flightRecorder: 500)
@@ -121,8 +122,9 @@ public final class ActionLog: Sendable {
   ///
   /// What is in the file, by how the process ends:
   /// - ``writeFlightRecord()``, ``finish()``, the log let go, a normal exit (`exit`, the end of
-  ///   `main`: an `atexit` handler): the lines held, oldest first, each encoded as a log that
-  ///   writes every line writes it; then the ring starts again, empty.
+  ///   `main`: an `atexit` handler; not the exit of a child process forked from this one, which
+  ///   writes nothing): the lines held, oldest first, each encoded as a log that writes every
+  ///   line writes it; then the ring starts again, empty.
   /// - A crash: SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS or SIGFPE (a Swift runtime error, a
   ///   failed `precondition`, `abort()`, a bad access). A signal handler cannot encode (encoding
   ///   allocates and takes locks, which a handler must not), so the actions held are lost. The
@@ -198,7 +200,12 @@ public final class ActionLog: Sendable {
   /// Writes the lines a flight recorder holds, oldest first, and returns once they are written;
   /// the recorder then starts again, empty. For a log that is not a flight recorder, the same as
   /// ``flush()``.
+  ///
+  /// In a child process forked from the one that made the log, it returns at once and writes
+  /// nothing (as the exit of such a child does): the lines held there, and the file, are the
+  /// parent's, and the log's queue runs only in the parent.
   public func writeFlightRecord() {
+    guard writer.isInItsProcess else { return }
     if let recorder {
       recorder.lock.withLock {
         for entry in recorder.takeLocked() { writer.offer(entry.line, at: entry.date) }
@@ -299,8 +306,11 @@ public final class ActionLog: Sendable {
   /// for itself.
   deinit {
     if let recorder {
-      recorder.lock.withLock {
-        for entry in recorder.takeLocked() { writer.offer(entry.line, at: entry.date) }
+      // In a forked child the lines held are the parent's (``writeFlightRecord()``).
+      if writer.isInItsProcess {
+        recorder.lock.withLock {
+          for entry in recorder.takeLocked() { writer.offer(entry.line, at: entry.date) }
+        }
       }
       recorder.release()
     }
@@ -360,8 +370,13 @@ public final class ActionLog: Sendable {
   /// wrote. It also waits for the line that says lines were dropped, if they were; it does not
   /// wait for actions still running.
   ///
+  /// In a child process forked from the one that made the log, it returns at once: the log's
+  /// queue runs only in the parent.
+  ///
   /// > Warning: Do not call it from the output, or from code the output waits for: the line
-  /// > being written would wait for the call, and the call for the line.
+  /// > being written would wait for the call, and the call for the line. Called from the
+  /// > output itself (or through ``finish()`` or ``writeFlightRecord()``), it stops the process
+  /// > with a message that says so.
   public func flush() {
     writer.flush()
   }
@@ -375,6 +390,8 @@ public final class ActionLog: Sendable {
   /// (``ActionLogOutput/failure``). Every call has the first one's outcome, and calls from
   /// several threads at once all return once the file is closed
   /// (``ActionLogOutput/finish()``).
+  ///
+  /// Like ``flush()``, it must not be called from the output.
   ///
   /// - Throws: The first write to the file that failed (the lines before it are in the file),
   ///   or why the lines may not all be on the disk.

@@ -15,22 +15,23 @@ import Foundation
 /// States: empty → holding 1…capacity lines (each new line past the capacity replaces the
 /// oldest) → empty again when they are taken. Taking and handing the lines to the log's queue
 /// happen under one lock (``ActionLog/writeFlightRecord()``), so two writes at once never
-/// interleave their lines.
-// `@unchecked Sendable`: `ring`, `start` and `count` are guarded by `lock`; `slot` is written
-// only under `lock` too (and read, without it, only by a fatal-signal handler).
+/// interleave their lines. The ring grows with the lines it holds, up to `capacity`, and keeps
+/// the room it grew to: a recorder of a large capacity costs nothing for the lines it never held.
+// `@unchecked Sendable`: `ring` and `start` are guarded by `lock`; `slot` is written only under
+// `lock` too (and read, without it, only by a fatal-signal handler).
 final class FlightRecorder: @unchecked Sendable {
   let capacity: Int
   let lock = Lock()
-  private var ring: [(line: any PendingLine, date: Date)?]
+  /// The lines held: in the order kept until the ring is full, then from `start` on, around.
+  private var ring: [(line: any PendingLine, date: Date)] = []
+  /// Where the oldest line is, once the ring is full (0 until then).
   private var start = 0
-  private var count = 0
   /// Where a fatal-signal handler finds this recorder's file and count; `nil` for an output
   /// that is not a file.
   private var slot: CrashSlots.Slot?
 
   init(capacity: Int, path: String?) {
     self.capacity = max(1, capacity)
-    ring = Array(repeating: nil, count: self.capacity)
     slot = path.flatMap(CrashSlots.claim)
   }
 
@@ -39,11 +40,14 @@ final class FlightRecorder: @unchecked Sendable {
   func keep(_ line: any PendingLine) -> (any PendingLine)? {
     lock.withLock {
       let date = Date()
-      let end = (start + count) % capacity
-      let replaced = ring[end]?.line
-      ring[end] = (line, date)
-      if count < capacity { count += 1 } else { start = (start + 1) % capacity }
-      slot?.held = count
+      guard ring.count == capacity else {
+        ring.append((line, date))
+        slot?.held = ring.count
+        return nil
+      }
+      let replaced = ring[start].line
+      ring[start] = (line, date)
+      start = start == capacity - 1 ? 0 : start + 1
       return replaced
     }
   }
@@ -51,14 +55,11 @@ final class FlightRecorder: @unchecked Sendable {
   /// Under ``lock``: the lines held, oldest first, and the ring emptied.
   func takeLocked() -> [(line: any PendingLine, date: Date)] {
     var taken: [(line: any PendingLine, date: Date)] = []
-    taken.reserveCapacity(count)
-    for offset in 0..<count {
-      let index = (start + offset) % capacity
-      if let entry = ring[index] { taken.append(entry) }
-      ring[index] = nil
-    }
+    taken.reserveCapacity(ring.count)
+    taken.append(contentsOf: ring[start...])
+    taken.append(contentsOf: ring[..<start])
+    ring.removeAll(keepingCapacity: true)
     start = 0
-    count = 0
     slot?.held = 0
     return taken
   }
