@@ -477,6 +477,11 @@ class Suite(LiveTests, TodoLiveTests, MirrorTests):
         self.driver.find_element(By.ID, "rows").send_keys(Keys.END)
         self.wait(lambda: last() and last()[0][1] == total, "End does not reach the last action")
         check(self.text("position") == "200,000 / 200,000", self.text("position"))
+        # The number column is as wide as its largest number.
+        cut = self.driver.execute_script("""
+            return [...document.querySelectorAll('#rows .row .seq')]
+                .filter((seq) => seq.scrollWidth > seq.clientWidth).map((seq) => seq.textContent);""")
+        check(cut == [], f"row numbers cut short: {cut[:5]}")
         self.wait(lambda: self.text("detail-title") != "", "the last action's detail is not shown")
         # The slider reaches a row in the middle, the scroll bar the last one.
         self.driver.execute_script("""

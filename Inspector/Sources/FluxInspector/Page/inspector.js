@@ -854,6 +854,10 @@
     const at = shown.length * ROW > TALLEST ? ui.rows.scrollTop : 0;
     if (first === drawn.first && last === drawn.last && shown.length === drawn.count && at === drawn.at) return;
     drawn = { first, last, count: shown.length, at };
+    // The number column is as wide as the largest number it can show: 1,500,000 is cut at the
+    // width of five digits.
+    const largest = shown.length ? Math.max(shown.length, shown[shown.length - 1] + 1) : 0;
+    ui.rows.parentElement.style.setProperty("--seq-digits", String(Math.max(5, String(largest).length)));
     if (paged) askRows(first, last);
     const fragment = document.createDocumentFragment();
     const query = currentFilter().text;
