@@ -125,6 +125,17 @@ def nested(depth):
         for index, leaf in enumerate(("before", "after")))
 
 
+def nested_arrays(depth, length):
+    """Two commits of a string of `length` characters in arrays nested `depth` deep, that differ
+    at its end."""
+    text = "x" * length
+    return "".join(
+        '{"action":{"set":{"_0":' + str(index) + '}},"durationNanoseconds":1000,"outcome":"committed",'
+        '"sequence":' + str(index + 1) + ',"state":{"n":' + "[" * depth + json.dumps(text + leaf) + "]" * depth
+        + '},"store":"deep","time":"' + _time(START, index) + '"}\n'
+        for index, leaf in enumerate(("before", "after")))
+
+
 def todo_session(count, needle_at=None, first=0):
     """`count` actions of a todo-like session with its state, as a long session writes them:
     items added, toggled and removed in one store, a filter changed now and then in another.

@@ -579,6 +579,32 @@ class Suite(LiveTests, TodoLiveTests, MirrorTests):
         check('"before" → "after"' in self.text("detail-diff"), self.text("detail-diff"))
         check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
 
+    def test_a_long_string_in_arrays_nested_500_deep_shows_its_change_at_once(self):
+        # Matching the elements of each array by value once read the whole string at every depth.
+        log = self.write_log("deep-arrays.jsonl", logs.nested_arrays(500, 12 << 20))
+        self.driver.get_log("browser")
+        server = self.serve(log)
+        self.open(server.url)
+        started = time.monotonic()
+        self.click_row(1)
+        self.wait(lambda: "after" in self.text("detail-diff"), "the change at the bottom is not shown")
+        self.figures["a change under arrays nested 500 deep around 12 MB: shown in"] = \
+            f"{time.monotonic() - started:.2f} s"
+        check("n.0.0.0" in self.text("detail-diff"), self.text("detail-diff")[:300])
+        check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
+        # Counted, not timed: the bottom of such states is read a few times, not once per depth.
+        reads = self.driver.execute_script("""
+            let reads = 0;
+            const state = (leaf) => {
+              let value = { get leaf() { reads += 1; return leaf; } };
+              for (let i = 0; i < 500; i += 1) value = [value];
+              return value;
+            };
+            const changes = window.FluxDiff.diff(state('before'), state('after'), 10);
+            return [reads, changes.length];""")
+        check(reads[1] == 1, f"one change read as {reads[1]}")
+        check(reads[0] <= 10, f"the bottom of two states nested 500 deep was read {reads[0]} times")
+
     # Sessions and search.
 
     def test_a_dispatch_id_of_a_later_session_is_an_event_of_its_own(self):

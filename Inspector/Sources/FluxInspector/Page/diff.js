@@ -73,14 +73,67 @@
   const COMMA = new Mark(","), CLOSE_ARRAY = new Mark("]"), CLOSE_OBJECT = new Mark("}");
 
   function sameValue(a, b) {
-    return canonical(a) === canonical(b);
+    const keys = new Keys();
+    return keys.of(a) === keys.of(b);
   }
+
+  // Numbers that two equal values share, and no two different values, within one comparison:
+  // the key an element of an array is matched by. A container is numbered once, by the numbers
+  // of its children, so that arrays nested deep cost the size of the states to match, not that
+  // size times their depth (a string of 1 MB in arrays nested 500 deep is read once, not 500
+  // times). Walked with a stack.
+  function Keys() {
+    this.numbers = new Map();     // the text of a scalar, or of a container by its children's numbers
+    this.containers = new Map();  // a container: its number
+  }
+
+  Keys.prototype.number = function (text) {
+    let number = this.numbers.get(text);
+    if (number === undefined) {
+      number = this.numbers.size;
+      this.numbers.set(text, number);
+    }
+    return number;
+  };
+
+  Keys.prototype.of = function (value) {
+    // Texts of scalars start with "s" (a string) or hold "#"; of containers, with "[" or "{".
+    const scalar = (each) => this.number(typeof each === "string" ? "s" + each : String(each) + "#" + typeof each);
+    if (!isObject(value)) return scalar(value);
+    const known = this.containers.get(value);
+    if (known !== undefined) return known;
+    const stack = [value];
+    while (stack.length) {
+      const next = stack[stack.length - 1];
+      if (this.containers.has(next)) {
+        stack.pop();
+        continue;
+      }
+      const keys = Array.isArray(next) ? null : Object.keys(next);
+      const children = keys ? keys.map((key) => next[key]) : next;
+      let ready = true;
+      for (const child of children) {
+        if (isObject(child) && !this.containers.has(child)) {
+          stack.push(child);
+          ready = false;
+        }
+      }
+      if (!ready) continue;
+      const numbers = children.map((child) => (isObject(child) ? this.containers.get(child) : scalar(child)));
+      const text = keys
+        ? "{" + keys.map((key, i) => JSON.stringify(key) + ":" + numbers[i]).join(",") + "}"
+        : "[" + numbers.join(",") + "]";
+      this.containers.set(next, this.number(text));
+      stack.pop();
+    }
+    return this.containers.get(value);
+  };
 
   // What changed from `before` to `after`: each path as deep as the difference goes, at most
   // `limit` of them (and one more, to say that there are more). Walked with a stack.
   function diff(before, after, limit) {
     const out = [];
-    const budget = { steps: MAX_STEPS };
+    const budget = { steps: MAX_STEPS, keys: new Keys() };
     const stack = [{ before, after, path: "" }];
     while (stack.length && out.length <= limit) {
       const next = stack.pop();
@@ -113,7 +166,7 @@
         for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i]);
         continue;
       }
-      if (isObject(before) || isObject(after) ? !sameValue(before, after) : before !== after) {
+      if (isObject(before) || isObject(after) ? budget.keys.of(before) !== budget.keys.of(after) : before !== after) {
         out.push({ path, kind: "changed", before, after });
       }
     }
@@ -160,7 +213,8 @@
     }
     // By value: a common subsequence of equal elements; between two of them, the elements
     // removed and added pair up as changes, and the rest are removed or added.
-    const pairs = commonPairs(before.map(canonical), after.map(canonical), budget);
+    const keys = (budget && budget.keys) || new Keys();
+    const pairs = commonPairs(before.map((each) => keys.of(each)), after.map((each) => keys.of(each)), budget);
     const steps = [];
     let i = 0, j = 0;
     const gap = (untilI, untilJ) => {
@@ -213,9 +267,10 @@
     return run;
   }
 
-  // The index pairs of a common subsequence of two lists of strings, in order: a longest one when
-  // the lists differ by at most MAX_EDITS edits in their middle (or in each gap between two
-  // elements unique on both sides), else one that pairs what it found and leaves the rest.
+  // The index pairs of a common subsequence of two lists of keys (strings or numbers), in order:
+  // a longest one when the lists differ by at most MAX_EDITS edits in their middle (or in each
+  // gap between two elements unique on both sides), else one that pairs what it found and leaves
+  // the rest.
   // Myers' algorithm takes at most the steps left in `budget` (MAX_STEPS when none is given).
   function commonPairs(a, b, budget) {
     const pairs = [];
