@@ -75,8 +75,10 @@ enum LogRows {
           }
         }
         let base = index.starts[looked]
+        // A line too long to show is alone here (it is longer than a chunk), and its row shows
+        // none of its text: it is not read, and a search finds nothing in it.
         let bytes =
-          needle.isEmpty
+          needle.isEmpty || Int(index.lengths[looked]) > largestLine
           ? [] : try LogFile.read(descriptor, path: path, in: base..<(index.starts[last] + Int(index.lengths[last])))
         for entry in looked...last {
           if let store, index.stores[entry] != store { continue }

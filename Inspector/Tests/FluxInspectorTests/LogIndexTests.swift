@@ -262,6 +262,27 @@ struct LogIndexTests {
     #expect(!alone.contains("deferred"))
   }
 
+  @Test func aSearchPassesOverALineTooLongToShowWithoutReadingIt() throws {
+    let scratch = try Scratch()
+    let path = try scratch.write("session.jsonl", Fixture.line(action: #"{"add":{"title":"needle 0"}}"#) + "\n")
+    // A line of more than 1 GiB, whose bytes take no room on the disk, then a line to find.
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    try handle.truncate(atOffset: try handle.seekToEnd() + UInt64(LogFile.largestRead) + 10)
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(("\n" + Fixture.line(action: #"{"add":{"title":"needle 2"}}"#) + "\n").utf8))
+    try handle.close()
+    var index = LogIndex()
+    try indexed(path, &index)
+    #expect(index.count == 3)
+    #expect(index.flags[1] == LogIndex.isBad)
+    var found = LogRows.Found(filter: LogRows.Filter(text: "NEEDLE"))
+    try LogFile.withOpenFile(path: path) { descriptor, _ throws(InspectorError) in
+      try found.extend(index, descriptor: descriptor, path: path)
+    }
+    // The long line shows none of its text, so a search finds nothing in it.
+    #expect(found.events == [0, 2])
+  }
+
   @Test(arguments: [
     "/rows?from=0&count=501&identity=ID", "/rows?from=-1&count=5&identity=ID",
     "/rows?from=99999999999999999999&identity=ID", "/rows?from=1&from=2&identity=ID", "/rows?from=0",
