@@ -65,6 +65,16 @@ def many(count):
     return "".join(lines)
 
 
+def slow_and_long(count):
+    """`count` quick actions, then twenty slow commits of 100 KB each, the last the slowest."""
+    lines = many(count)
+    for index in range(20):
+        lines += _line({"store": "big<b>", "outcome": "committed", "time": _time(START, count + index),
+                        "durationNanoseconds": 10_000_000 * (index + 1), "action": {"load": {"_0": index}},
+                        "sequence": count + index + 1, "state": {"text": "x" * 100_000}})
+    return lines
+
+
 def one_dispatch_on(count):
     """`count` lines of one global dispatch: the same `dispatch` id, each to a store of its own."""
     lines = []

@@ -528,6 +528,28 @@ class Suite(LiveTests, TodoLiveTests, MirrorTests):
         check(self.text("banner") == "", f"the page shows an error: {self.text('banner')}")
         check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
 
+    def test_the_slowest_commits_of_a_long_log_are_listed_when_their_lines_are_too_long_to_send(self):
+        # Past 1 MiB of their lines, the slowest commits come with what the list shows only.
+        total = 100_000
+        log = self.write_log("slow-and-long.jsonl", logs.slow_and_long(total))
+        self.driver.get_log("browser")
+        server = self.serve(log)
+        self.open(server.url, timeout=BIG_LOG_BUDGET_SECONDS * 3)
+        check(self.driver.execute_script("return window.fluxInspector.paged === true"), "the log is not paged")
+        links = self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#slowest a"), "no slowest commits listed")
+        check(len(links) == 20, f"{len(links)} slowest commits listed")
+        lines = [link.get_attribute("data-line") for link in links]
+        check(lines == [str(total + 20 - index) for index in range(20)], f"the slowest are lines {lines}")
+        texts = [link.text for link in links]
+        check(all("big<b>" in text and "load" in text for text in texts), f"the slowest read {texts}")
+        check("200.0 ms" in texts[0] and "10.0 ms" in texts[-1], f"the slowest read {texts[0]} … {texts[-1]}")
+        links[-1].click()
+        last = lambda: [row for row in self.rows() if "selected" in row[3] and "loading" not in row[3]]
+        self.wait(lambda: last() and last()[0][1] == total + 1, "the link of a commit sent alone does not select its row")
+        self.wait(lambda: "load" in self.text("detail-title"), f"its detail reads {self.text('detail-title')}")
+        check(self.text("banner") == "", f"the page shows an error: {self.text('banner')}")
+        check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
+
     # A hostile log (DESIGN.md rule 21): the page reads a line as the server does, never blanks,
     # and recurses no deeper than a constant.
 

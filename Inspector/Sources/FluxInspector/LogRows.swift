@@ -13,7 +13,8 @@
 /// `at`, when asked for with `at=EVENT`, the position of the first event at or after `EVENT` that
 /// passes (or of the last that passes);
 /// with `counts=1`, the names of the stores and of the actions with their counts, and the 20
-/// slowest commits of the log (`slowest`, entries with their `event`); each entry carries its
+/// slowest commits of the log (`slowest`, entries with their `event`; past 1 MiB of their lines,
+/// without their line, with their `store`, `label` and `duration`); each entry carries its
 /// index among the log's entries and the index of the entry with the
 /// state of the same store before it (`before`, -1 for none), which `/entry?index=` serves.
 enum LogRows {
@@ -27,6 +28,10 @@ enum LogRows {
   /// The most bytes of lines one answer carries: past them, an entry comes without its line,
   /// marked `"deferred":true`, for the page to ask for it alone (`/entry`) when it shows it.
   static let largestAnswer = 16 << 20
+  /// The most bytes of lines the slowest commits carry (`counts=1`, asked for every second while
+  /// a page follows the log): past them, a commit comes without its line, marked
+  /// `"deferred":true`, with what the list shows of it (`store`, `label`, `duration`).
+  static let largestSlowest = 1 << 20
 
   /// The filters of the list: a store, an action case, an outcome (or `held`, or `error` for bad
   /// lines), and a text searched in the store, outcome, action, state, holds and `cancelledBy` of
@@ -160,7 +165,7 @@ enum LogRows {
   /// event when it is `nil`), read from the file open as `descriptor`.
   static func document(
     _ index: LogIndex, found: Found?, from: Int, count: Int, counts: Bool, at event: Int? = nil, identity: String,
-    descriptor: Int32, path: String, largestAnswer: Int = largestAnswer
+    descriptor: Int32, path: String, largestAnswer: Int = largestAnswer, largestSlowest: Int = largestSlowest
   ) -> String {
     let shown = found?.events.count ?? index.eventFirst.count
     let first = min(from, shown)
@@ -176,10 +181,23 @@ enum LogRows {
       text += "\"actions\":\(names(index.actionNames.names, index.actionCounts)),"
       // The slowest commits of the whole log, each with its event.
       text += "\"slowest\":["
+      var budget = largestSlowest
       for (number, slow) in index.slowest.enumerated() {
         if number > 0 { text += "," }
-        let entry = self.entry(index, Int(slow.entry), descriptor: descriptor)
-        text += "{\"event\":\(index.events[Int(slow.entry)])," + entry.dropFirst()
+        let entry = Int(slow.entry)
+        let length = Int(index.lengths[entry])
+        let item: String
+        if length > budget {
+          item =
+            deferred(index, entry).dropLast()
+            + ",\"store\":\(JSONText.string(index.storeNames.names[Int(index.stores[entry])])),"
+            + "\"label\":\(JSONText.string(index.actionNames.names[Int(index.actions[entry])])),"
+            + "\"duration\":\(wholeOrFraction(slow.duration))}"
+        } else {
+          budget -= length
+          item = self.entry(index, entry, descriptor: descriptor)
+        }
+        text += "{\"event\":\(index.events[entry])," + item.dropFirst()
       }
       text += "],"
     }
@@ -228,6 +246,11 @@ enum LogRows {
   private static func deferred(_ index: LogIndex, _ entry: Int) -> String {
     "{\"index\":\(entry),\"before\":\(index.befores[entry]),\"line\":\(index.numbers[entry]),\"deferred\":true,"
       + "\"error\":\"a long line: select its row to load it\",\"raw\":\"\"}"
+  }
+
+  /// `value`, finite and not negative, as a JSON number: a whole one without a fraction.
+  private static func wholeOrFraction(_ value: Double) -> String {
+    value < 0x1p53 && value == value.rounded(.towardZero) ? String(Int64(value)) : "\(value)"
   }
 
   /// The names with the most entries, at most 500, with their counts, as `[["name",count],…]`.

@@ -262,6 +262,35 @@ struct LogIndexTests {
     #expect(!alone.contains("deferred"))
   }
 
+  @Test func theSlowestCommitsPastTheirBytesComeWithoutTheirTextButWithWhatTheListShows() throws {
+    let scratch = try Scratch()
+    let long = String(repeating: "x", count: 1000)
+    // 30 commits of 1 KB, the later the slower.
+    let text = (1...30).map { number in
+      #"{"action":{"add":{"title":"\#(long)"}},"durationNanoseconds":\#(number * 1000),"outcome":"committed","#
+        + #""store":"s<b>","time":"2026-11-23T03:07:49.123Z"}"# + "\n"
+    }.joined()
+    let path = try scratch.write("session.jsonl", text)
+    var index = LogIndex()
+    try indexed(path, &index)
+    let document = try LogFile.withOpenFile(path: path) { descriptor, _ in
+      LogRows.document(
+        index, found: nil, from: 0, count: 0, counts: true, identity: "", descriptor: descriptor, path: path,
+        largestSlowest: 5000)
+    }
+    // The lines of the slowest commits are asked for every second while a page follows the log:
+    // they are bounded as a page of rows is.
+    #expect(document.utf8.count < 5000 + 20 * 300)
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any])
+    let slowest = try #require(object["slowest"] as? [[String: Any]])
+    #expect(slowest.map { $0["event"] as? Int } == Array((10..<30).reversed()))
+    #expect(slowest.prefix(4).allSatisfy { ($0["raw"] as? String)?.contains(long) == true && $0["deferred"] == nil })
+    let deferred = slowest.dropFirst(4)
+    #expect(deferred.allSatisfy { $0["deferred"] as? Bool == true && ($0["raw"] as? String)?.isEmpty == true })
+    #expect(deferred.map { $0["duration"] as? Int } == (11...26).reversed().map { $0 * 1000 })
+    #expect(deferred.allSatisfy { $0["store"] as? String == "s<b>" && $0["label"] as? String == "add" })
+  }
+
   @Test func aSearchPassesOverALineTooLongToShowWithoutReadingIt() throws {
     let scratch = try Scratch()
     let path = try scratch.write("session.jsonl", Fixture.line(action: #"{"add":{"title":"needle 0"}}"#) + "\n")
