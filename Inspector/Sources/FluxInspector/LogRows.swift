@@ -35,7 +35,7 @@ enum LogRows {
 
   /// The filters of the list: a store, an action case, an outcome (or `held`, or `error` for bad
   /// lines), and a text searched in the store, outcome, action, state, holds and `cancelledBy` of
-  /// each line as it is written (letters of ASCII in any case).
+  /// each line as it is written (letters in any case, as the page lowers the case of both).
   struct Filter: Equatable, Sendable {
     var store = ""
     var action = ""
@@ -68,7 +68,9 @@ enum LogRows {
         case "", "held", "error": nil
         default: index.outcomeNames.number(ifAny: filter.outcome) ?? -2
         }
-      let needle = Array(Self.folded(JSONText.string(filter.text.lowercased()).utf8.dropFirst().dropLast()))
+      let written = JSONText.string(filter.text.lowercased()).dropFirst().dropLast()
+      let needle = Array(Self.folded(written.utf8))
+      let forms = Self.forms(of: written)
       while looked < index.count {
         // The next lines together, a few megabytes of them.
         var last = looked
@@ -94,7 +96,8 @@ enum LogRows {
           if let outcome, index.outcomes[entry] != outcome { continue }
           if !needle.isEmpty {
             let range = (index.starts[entry] - base)..<(index.starts[entry] - base + Int(index.lengths[entry]))
-            guard range.upperBound <= bytes.count, Self.holds(bytes, range, needle, whole: flags & LogIndex.isBad != 0)
+            guard range.upperBound <= bytes.count,
+              Self.holds(bytes, range, needle, forms, whole: flags & LogIndex.isBad != 0)
             else { continue }
           }
           add(index.events[entry])
@@ -129,13 +132,58 @@ enum LogRows {
       if events[low] != event { events.insert(event, at: low) }
     }
 
-    /// Whether the line in `bytes[range]` holds `needle` in what a search looks through.
-    private static func holds(_ bytes: [UInt8], _ range: Range<Int>, _ needle: [UInt8], whole: Bool) -> Bool {
-      bytes.withUnsafeBufferPointer { buffer in
-        if whole { return contains(buffer, range, needle) }
-        guard let fields = LineFields(buffer, range, searching: true) else { return contains(buffer, range, needle) }
-        return fields.searched.contains { contains(buffer, $0, needle) }
+    /// For a text with characters beyond ASCII, the forms of each of its characters as a line
+    /// may write them: in lower case, as the page searches, or in upper case when that is the
+    /// same letter (`É` for `é`, not `SS` for `ß`), as the page lowers the case of the lines it
+    /// searches; `nil` for a text of ASCII only, whose letters are folded.
+    private static func forms(of text: Substring) -> [[[UInt8]]]? {
+      guard !text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+      return text.map { character in
+        let lower = String(character)
+        let upper = lower.uppercased()
+        return upper != lower && upper.lowercased() == lower
+          ? [Array(lower.utf8), Array(upper.utf8)] : [Array(lower.utf8)]
       }
+    }
+
+    /// Whether the line in `bytes[range]` holds `needle` (or one of `forms`, when there are) in
+    /// what a search looks through.
+    private static func holds(
+      _ bytes: [UInt8], _ range: Range<Int>, _ needle: [UInt8], _ forms: [[[UInt8]]]?, whole: Bool
+    ) -> Bool {
+      bytes.withUnsafeBufferPointer { buffer in
+        let contains = { (range: Range<Int>) in
+          forms.map { Self.contains(buffer, range, $0) } ?? Self.contains(buffer, range, needle)
+        }
+        if whole { return contains(range) }
+        guard let fields = LineFields(buffer, range, searching: true) else { return contains(range) }
+        return fields.searched.contains { contains($0) }
+      }
+    }
+
+    /// Whether `buffer[range]` holds, one after the other, a form of each character of `forms`.
+    private static func contains(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ forms: [[[UInt8]]])
+      -> Bool
+    {
+      var start = range.lowerBound
+      while start < range.upperBound {
+        var at = start
+        var matched = true
+        for character in forms {
+          guard
+            let form = character.first(where: { form in
+              at + form.count <= range.upperBound && form.indices.allSatisfy { buffer[at + $0] == form[$0] }
+            })
+          else {
+            matched = false
+            break
+          }
+          at += form.count
+        }
+        if matched { return true }
+        start += 1
+      }
+      return false
     }
 
     private static func contains(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ needle: [UInt8]) -> Bool {

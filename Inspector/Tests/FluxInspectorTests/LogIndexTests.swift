@@ -291,6 +291,29 @@ struct LogIndexTests {
     #expect(deferred.allSatisfy { $0["store"] as? String == "s<b>" && $0["label"] as? String == "add" })
   }
 
+  @Test func aSearchFindsLettersBeyondASCIIInAnyCaseAsAPageOfTheWholeLogDoes() throws {
+    let scratch = try Scratch()
+    let titles = ["ÉCOLE", "école", "Ecole", "ÉcOlE", "straße", "STRASSE", "Ωmega", "ωMEGA", "(.*)[É]"]
+    let text = titles.map { Fixture.line(action: #"{"add":{"title":"\#($0)"}}"#) + "\n" }.joined()
+    let path = try scratch.write("session.jsonl", text)
+    var index = LogIndex()
+    try indexed(path, &index)
+    func found(_ text: String) throws -> [Int32] {
+      var found = LogRows.Found(filter: LogRows.Filter(text: text))
+      try LogFile.withOpenFile(path: path) { descriptor, _ throws(InspectorError) in
+        try found.extend(index, descriptor: descriptor, path: path)
+      }
+      return found.events
+    }
+    // The page lowers the case of what is typed, and of what it searches, letters beyond ASCII too.
+    #expect(try found("école") == [0, 1, 3])
+    #expect(try found("ÉCOLE") == [0, 1, 3])
+    #expect(try found("ωmega") == [6, 7])
+    #expect(try found("straße") == [4])
+    #expect(try found("strasse") == [5])
+    #expect(try found("(.*)[é]") == [8])
+  }
+
   @Test func aSearchPassesOverALineTooLongToShowWithoutReadingIt() throws {
     let scratch = try Scratch()
     let path = try scratch.write("session.jsonl", Fixture.line(action: #"{"add":{"title":"needle 0"}}"#) + "\n")
