@@ -353,6 +353,35 @@ struct LogIndexTests {
     }
   }
 
+  @Test func rowsOfALogWrittenOverInPlaceWithItsFirstLineAreRefusedWithAConflict() async throws {
+    let scratch = try Scratch()
+    let path = try longLog(scratch, count: 20)
+    try await withServer(logPath: path, pagedEntries: 10) { port throws in
+      let identity = try #require(try json(try await fetch("/log", port: port))["identity"] as? String)
+      #expect(try await fetch("/rows?from=0&count=1&identity=\(identity)", port: port).status == 200)
+      // The same file, its first line kept, the others written over: the rows the page holds
+      // are of another log.
+      let first = try String(contentsOfFile: path, encoding: .utf8).prefix { $0 != "\n" } + "\n"
+      let handle = try #require(FileHandle(forWritingAtPath: path))
+      try handle.truncate(atOffset: 0)
+      try handle.write(
+        contentsOf: Data(
+          (first + (0..<30).map { Fixture.line(store: "other", extra: "\"sequence\":\($0 + 2),") + "\n" }.joined())
+            .utf8))
+      try handle.close()
+      #expect(try await fetch("/rows?from=0&count=1&identity=\(identity)", port: port).status == 409)
+      #expect(try await fetch("/entry?index=0&identity=\(identity)", port: port).status == 409)
+      let again = try json(try await fetch("/log", port: port))
+      let other = try #require(again["identity"] as? String)
+      #expect(other != identity)
+      #expect(again["entries"] as? Int == 31)
+      let rows = try json(try await fetch("/rows?from=1&count=1&identity=\(other)", port: port))
+      #expect(
+        ((rows["rows"] as? [[String: Any]])?.first?["entries"] as? [[String: Any]])?.first?["raw"] as? String
+          == Fixture.line(store: "other", extra: "\"sequence\":2,"))
+    }
+  }
+
   @Test func rowsOfAnotherFileThanThePageReadAreRefusedWithAConflict() async throws {
     let scratch = try Scratch()
     let path = try longLog(scratch, count: 20)
