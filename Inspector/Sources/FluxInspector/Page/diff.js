@@ -77,56 +77,91 @@
     return keys.of(a) === keys.of(b);
   }
 
-  // Numbers that two equal values share, and no two different values, within one comparison:
-  // the key an element of an array is matched by. A container is numbered once, by the numbers
-  // of its children, so that arrays nested deep cost the size of the states to match, not that
-  // size times their depth (a string of 1 MB in arrays nested 500 deep is read once, not 500
-  // times). Walked with a stack.
+  // Keys that two equal values share, and no two different values, within one comparison: the
+  // key an element of an array is matched by. A scalar's is its text; a container's, the text of
+  // its children when they are scalars, CACHED values at most (a string counting one per 64
+  // characters); else a number given to the text of its children once, where a container child
+  // is written by its key, and kept for the container. So arrays nested deep cost the size of
+  // the states to match, not that size times their depth (a string of 1 MB in arrays nested 500
+  // deep is read once, not 500 times), and a long array of small objects costs no more than
+  // their text. Walked with a stack.
+  const CACHED = 256;
+
   function Keys() {
-    this.numbers = new Map();     // the text of a scalar, or of a container by its children's numbers
-    this.containers = new Map();  // a container: its number
+    this.numbers = new Map();     // the text of a container that is numbered: its number
+    this.containers = new Map();  // a container that is numbered: its number
   }
 
-  Keys.prototype.number = function (text) {
-    let number = this.numbers.get(text);
-    if (number === undefined) {
-      number = this.numbers.size;
-      this.numbers.set(text, number);
+  // The text of a container of scalars only, of CACHED values at most; else null.
+  function flatText(container) {
+    const keys = Array.isArray(container) ? null : Object.keys(container);
+    const length = keys ? keys.length : container.length;
+    if (length > CACHED) return null;
+    let text = keys ? "{" : "[", weight = 1;
+    for (let i = 0; i < length; i += 1) {
+      const child = keys ? container[keys[i]] : container[i];
+      if (isObject(child)) return null;
+      if (i > 0) text += ",";
+      if (keys) text += JSON.stringify(keys[i]) + ":";
+      text += scalarKey(child);
+      weight += typeof child === "string" ? 1 + (child.length >> 6) : 1;
+      if (weight > CACHED) return null;
     }
-    return number;
-  };
+    return text + (keys ? "}" : "]");
+  }
+
+  function Frame(container) {
+    this.container = container;
+    this.keys = Array.isArray(container) ? null : Object.keys(container);
+    this.length = this.keys ? this.keys.length : container.length;
+    this.next = 0;
+    this.text = this.keys ? "{" : "[";
+  }
 
   Keys.prototype.of = function (value) {
-    // Texts of scalars start with "s" (a string) or hold "#"; of containers, with "[" or "{".
-    const scalar = (each) => this.number(typeof each === "string" ? "s" + each : String(each) + "#" + typeof each);
-    if (!isObject(value)) return scalar(value);
+    if (!isObject(value)) return scalarKey(value);
     const known = this.containers.get(value);
     if (known !== undefined) return known;
-    const stack = [value];
-    while (stack.length) {
-      const next = stack[stack.length - 1];
-      if (this.containers.has(next)) {
+    const flat = flatText(value);
+    if (flat !== null) return flat;
+    const stack = [new Frame(value)];
+    let done;  // the key of the container last finished, for its parent's text
+    while (true) {
+      const top = stack[stack.length - 1];
+      if (done !== undefined) {
+        // A number is written "@N", which no scalar's text is, nor a container's.
+        top.text += typeof done === "number" ? "@" + done : done;
+        done = undefined;
+      }
+      if (top.next === top.length) {
+        const text = top.text + (top.keys ? "}" : "]");
+        let number = this.numbers.get(text);
+        if (number === undefined) {
+          number = this.numbers.size;
+          this.numbers.set(text, number);
+        }
+        this.containers.set(top.container, number);
         stack.pop();
+        if (stack.length === 0) return number;
+        done = number;
         continue;
       }
-      const keys = Array.isArray(next) ? null : Object.keys(next);
-      const children = keys ? keys.map((key) => next[key]) : next;
-      let ready = true;
-      for (const child of children) {
-        if (isObject(child) && !this.containers.has(child)) {
-          stack.push(child);
-          ready = false;
-        }
+      const i = top.next;
+      top.next += 1;
+      if (i > 0) top.text += ",";
+      if (top.keys) top.text += JSON.stringify(top.keys[i]) + ":";
+      const child = top.keys ? top.container[top.keys[i]] : top.container[i];
+      if (!isObject(child)) {
+        top.text += scalarKey(child);
+        continue;
       }
-      if (!ready) continue;
-      const numbers = children.map((child) => (isObject(child) ? this.containers.get(child) : scalar(child)));
-      const text = keys
-        ? "{" + keys.map((key, i) => JSON.stringify(key) + ":" + numbers[i]).join(",") + "}"
-        : "[" + numbers.join(",") + "]";
-      this.containers.set(next, this.number(text));
-      stack.pop();
+      done = this.containers.get(child);
+      if (done === undefined) done = flatText(child);
+      if (done === null) {
+        done = undefined;
+        stack.push(new Frame(child));
+      }
     }
-    return this.containers.get(value);
   };
 
   // What changed from `before` to `after`: each path as deep as the difference goes, at most
