@@ -165,8 +165,14 @@ enum LogRows {
     private static func contains(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ forms: [[[UInt8]]])
       -> Bool
     {
+      guard let first = forms.first else { return true }
+      let firstBytes = first.map { $0[0] }
       var start = range.lowerBound
       while start < range.upperBound {
+        guard firstBytes.contains(buffer[start]) else {
+          start += 1
+          continue
+        }
         var at = start
         var matched = true
         for character in forms {
