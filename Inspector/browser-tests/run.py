@@ -550,6 +550,33 @@ class Suite(LiveTests, TodoLiveTests, MirrorTests):
         check(self.text("banner") == "", f"the page shows an error: {self.text('banner')}")
         check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
 
+    def test_a_long_log_written_over_in_place_with_its_first_line_kept_is_shown_anew(self):
+        total = 100_010
+        text = logs.many(total)
+        log = self.write_log("written-over.jsonl", text)
+        self.driver.get_log("browser")
+        server = self.serve(log)
+        self.open(server.url, timeout=BIG_LOG_BUDGET_SECONDS * 3)
+        check(self.driver.execute_script("return window.fluxInspector.paged === true"), "the log is not paged")
+        self.wait(lambda: f"{total:,} of {total:,} events" in self.text("count"), f"at first the count reads {self.text('count')}")
+        # The same file: its first line kept, every other line another store's, and ten more.
+        first = text[:text.index("\n") + 1]
+        fresh = (first + logs.many(total + 10)[len(first):].replace('"store":"todos"', '"store":"moved"')).encode()
+        descriptor = os.open(log, os.O_WRONLY)
+        try:
+            # Longer than the old log: written over from its start, never cut short on the way.
+            check(os.pwrite(descriptor, fresh, 0) == len(fresh), "the log was not written whole")
+        finally:
+            os.close(descriptor)
+        self.wait(lambda: f"{total + 10:,} of {total + 10:,} events" in self.text("count"),
+                  f"the count reads {self.text('count')}")
+        self.driver.find_element(By.ID, "rows").send_keys(Keys.HOME)
+        self.wait(lambda: any("moved" in row[2] for row in self.rows()), f"the rows read {self.rows()[:3]}")
+        check(not any("todos" in row[2] for row in self.rows()), f"rows of the old log are shown: {self.rows()[:3]}")
+        # The rows of the old log were refused (409): the one error the browser logs.
+        errors = [entry for entry in self.page_errors() if "409" not in entry["message"]]
+        check(errors == [], f"the page logged errors: {errors}")
+
     # A hostile log (DESIGN.md rule 21): the page reads a line as the server does, never blanks,
     # and recurses no deeper than a constant.
 
