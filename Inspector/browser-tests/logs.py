@@ -65,6 +65,16 @@ def many(count):
     return "".join(lines)
 
 
+def slow_and_long(count):
+    """`count` quick actions, then twenty slow commits of 100 KB each, the last the slowest."""
+    lines = many(count)
+    for index in range(20):
+        lines += _line({"store": "big<b>", "outcome": "committed", "time": _time(START, count + index),
+                        "durationNanoseconds": 10_000_000 * (index + 1), "action": {"load": {"_0": index}},
+                        "sequence": count + index + 1, "state": {"text": "x" * 100_000}})
+    return lines
+
+
 def one_dispatch_on(count):
     """`count` lines of one global dispatch: the same `dispatch` id, each to a store of its own."""
     lines = []
@@ -122,6 +132,17 @@ def nested(depth):
         '{"action":{"set":{"_0":' + str(index) + '}},"durationNanoseconds":1000,"outcome":"committed",'
         '"sequence":' + str(index + 1) + ',"state":' + state(leaf) + ',"store":"deep","time":"'
         + _time(START, index) + '"}\n'
+        for index, leaf in enumerate(("before", "after")))
+
+
+def nested_arrays(depth, length):
+    """Two commits of a string of `length` characters in arrays nested `depth` deep, that differ
+    at its end."""
+    text = "x" * length
+    return "".join(
+        '{"action":{"set":{"_0":' + str(index) + '}},"durationNanoseconds":1000,"outcome":"committed",'
+        '"sequence":' + str(index + 1) + ',"state":{"n":' + "[" * depth + json.dumps(text + leaf) + "]" * depth
+        + '},"store":"deep","time":"' + _time(START, index) + '"}\n'
         for index, leaf in enumerate(("before", "after")))
 
 

@@ -533,6 +533,55 @@ class Suite(LiveTests, TodoLiveTests, MirrorTests):
         check(self.text("banner") == "", f"the page shows an error: {self.text('banner')}")
         check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
 
+    def test_the_slowest_commits_of_a_long_log_are_listed_when_their_lines_are_too_long_to_send(self):
+        # Past 1 MiB of their lines, the slowest commits come with what the list shows only.
+        total = 100_000
+        log = self.write_log("slow-and-long.jsonl", logs.slow_and_long(total))
+        self.driver.get_log("browser")
+        server = self.serve(log)
+        self.open(server.url, timeout=BIG_LOG_BUDGET_SECONDS * 3)
+        check(self.driver.execute_script("return window.fluxInspector.paged === true"), "the log is not paged")
+        links = self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#slowest a"), "no slowest commits listed")
+        check(len(links) == 20, f"{len(links)} slowest commits listed")
+        lines = [link.get_attribute("data-line") for link in links]
+        check(lines == [str(total + 20 - index) for index in range(20)], f"the slowest are lines {lines}")
+        texts = [link.text for link in links]
+        check(all("big<b>" in text and "load" in text for text in texts), f"the slowest read {texts}")
+        check("200.0 ms" in texts[0] and "10.0 ms" in texts[-1], f"the slowest read {texts[0]} … {texts[-1]}")
+        links[-1].click()
+        last = lambda: [row for row in self.rows() if "selected" in row[3] and "loading" not in row[3]]
+        self.wait(lambda: last() and last()[0][1] == total + 1, "the link of a commit sent alone does not select its row")
+        self.wait(lambda: "load" in self.text("detail-title"), f"its detail reads {self.text('detail-title')}")
+        check(self.text("banner") == "", f"the page shows an error: {self.text('banner')}")
+        check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
+
+    def test_a_long_log_written_over_in_place_with_its_first_line_kept_is_shown_anew(self):
+        total = 100_010
+        text = logs.many(total)
+        log = self.write_log("written-over.jsonl", text)
+        self.driver.get_log("browser")
+        server = self.serve(log)
+        self.open(server.url, timeout=BIG_LOG_BUDGET_SECONDS * 3)
+        check(self.driver.execute_script("return window.fluxInspector.paged === true"), "the log is not paged")
+        self.wait(lambda: f"{total:,} of {total:,} events" in self.text("count"), f"at first the count reads {self.text('count')}")
+        # The same file: its first line kept, every other line another store's, and ten more.
+        first = text[:text.index("\n") + 1]
+        fresh = (first + logs.many(total + 10)[len(first):].replace('"store":"todos"', '"store":"moved"')).encode()
+        descriptor = os.open(log, os.O_WRONLY)
+        try:
+            # Longer than the old log: written over from its start, never cut short on the way.
+            check(os.pwrite(descriptor, fresh, 0) == len(fresh), "the log was not written whole")
+        finally:
+            os.close(descriptor)
+        self.wait(lambda: f"{total + 10:,} of {total + 10:,} events" in self.text("count"),
+                  f"the count reads {self.text('count')}")
+        self.driver.find_element(By.ID, "rows").send_keys(Keys.HOME)
+        self.wait(lambda: any("moved" in row[2] for row in self.rows()), f"the rows read {self.rows()[:3]}")
+        check(not any("todos" in row[2] for row in self.rows()), f"rows of the old log are shown: {self.rows()[:3]}")
+        # The rows of the old log were refused (409): the one error the browser logs.
+        errors = [entry for entry in self.page_errors() if "409" not in entry["message"]]
+        check(errors == [], f"the page logged errors: {errors}")
+
     # A hostile log (DESIGN.md rule 21): the page reads a line as the server does, never blanks,
     # and recurses no deeper than a constant.
 
@@ -583,6 +632,32 @@ class Suite(LiveTests, TodoLiveTests, MirrorTests):
         self.wait(lambda: "after" in self.text("detail-diff"), "the deepest change is not shown")
         check('"before" → "after"' in self.text("detail-diff"), self.text("detail-diff"))
         check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
+
+    def test_a_long_string_in_arrays_nested_500_deep_shows_its_change_at_once(self):
+        # Matching the elements of each array by value once read the whole string at every depth.
+        log = self.write_log("deep-arrays.jsonl", logs.nested_arrays(500, 12 << 20))
+        self.driver.get_log("browser")
+        server = self.serve(log)
+        self.open(server.url)
+        started = time.monotonic()
+        self.click_row(1)
+        self.wait(lambda: "after" in self.text("detail-diff"), "the change at the bottom is not shown")
+        self.figures["a change under arrays nested 500 deep around 12 MB: shown in"] = \
+            f"{time.monotonic() - started:.2f} s"
+        check("n.0.0.0" in self.text("detail-diff"), self.text("detail-diff")[:300])
+        check(self.page_errors() == [], f"the page logged errors: {self.page_errors()}")
+        # Counted, not timed: the bottom of such states is read a few times, not once per depth.
+        reads = self.driver.execute_script("""
+            let reads = 0;
+            const state = (leaf) => {
+              let value = { get leaf() { reads += 1; return leaf; } };
+              for (let i = 0; i < 500; i += 1) value = [value];
+              return value;
+            };
+            const changes = window.FluxDiff.diff(state('before'), state('after'), 10);
+            return [reads, changes.length];""")
+        check(reads[1] == 1, f"one change read as {reads[1]}")
+        check(reads[0] <= 10, f"the bottom of two states nested 500 deep was read {reads[0]} times")
 
     # Sessions and search.
 

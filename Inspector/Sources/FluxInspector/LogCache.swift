@@ -24,6 +24,10 @@ final class LogCache: @unchecked Sendable {
   private var index = LogIndex()
   /// The events that pass the filters last asked for.
   private var found: LogRows.Found?
+  /// How many times the index was started again after it had indexed the log: mixed into the
+  /// identity of a long log (see ``LogIdentity/generation(_:)``), so that a page holding rows of
+  /// a file written over in place, its first line kept, is told to load the log anew.
+  private var generation: UInt64 = 0
   /// How many entries a log has at most to be loaded whole; a longer one is served in pages.
   let pagedEntries: Int
 
@@ -45,10 +49,10 @@ final class LogCache: @unchecked Sendable {
     try await FileWork.run(on: queue) {
       Result { () throws(InspectorError) -> String? in
         try LogFile.withOpenFile(path: self.path) { descriptor, file throws(InspectorError) -> String? in
-          guard let identity = LogIdentity(of: file, descriptor: descriptor), identity == query.identity else {
+          try self.updateIndex(descriptor: descriptor, file: file)
+          guard let identity = self.identity(of: file, descriptor: descriptor), identity == query.identity else {
             return nil
           }
-          if try self.index.update(descriptor: descriptor, file: file, path: self.path) { self.found = nil }
           var found: LogRows.Found?
           if !query.filter.isEmpty {
             var extended =
@@ -72,10 +76,10 @@ final class LogCache: @unchecked Sendable {
     try await FileWork.run(on: queue) {
       Result { () throws(InspectorError) -> String? in
         try LogFile.withOpenFile(path: self.path) { descriptor, file throws(InspectorError) -> String? in
-          guard let identity = LogIdentity(of: file, descriptor: descriptor), identity == query.identity else {
+          try self.updateIndex(descriptor: descriptor, file: file)
+          guard let identity = self.identity(of: file, descriptor: descriptor), identity == query.identity else {
             return nil
           }
-          if try self.index.update(descriptor: descriptor, file: file, path: self.path) { self.found = nil }
           guard query.index < self.index.count else { return nil }
           return LogRows.entry(self.index, query.index, descriptor: descriptor)
         }
@@ -83,12 +87,25 @@ final class LogCache: @unchecked Sendable {
     }.get()
   }
 
+  /// Brings the index up to date with the file open as `descriptor`. On `queue` only.
+  private func updateIndex(descriptor: Int32, file: LogFile.Identity) throws(InspectorError) {
+    let indexed = index.mark != nil
+    guard try index.update(descriptor: descriptor, file: file, path: path) else { return }
+    found = nil
+    if indexed { generation &+= 1 }
+  }
+
+  /// The identity of a long log, as its documents carry it. On `queue` only.
+  private func identity(of file: LogFile.Identity, descriptor: Int32) -> LogIdentity? {
+    LogIdentity(of: file, descriptor: descriptor)?.generation(generation)
+  }
+
   /// Reads what was written since the last read. On `queue` only.
   private func read() throws(InspectorError) -> String {
     try LogFile.withOpenFile(path: path) { descriptor, file throws(InspectorError) in
-      if try index.update(descriptor: descriptor, file: file, path: path) { found = nil }
-      let identity = LogIdentity(of: file, descriptor: descriptor)?.text ?? ""
+      try updateIndex(descriptor: descriptor, file: file)
       if index.count > pagedEntries {
+        let identity = self.identity(of: file, descriptor: descriptor)?.text ?? ""
         // Long: the page asks for its rows. What was read whole is let go.
         self.mark = nil
         entries = []
@@ -97,6 +114,8 @@ final class LogCache: @unchecked Sendable {
           index, found: nil, from: 0, count: 0, counts: true, identity: identity, descriptor: descriptor, path: path)
         return "{\"path\":\(JSONText.string(path)),\"paged\":true,\"pagedFrom\":\(pagedEntries)," + rows.dropFirst()
       }
+      // Followed by `/events`, which tells a log written over: the file's identity.
+      let identity = LogIdentity(of: file, descriptor: descriptor)?.text ?? ""
       if mark.map({ !$0.isSame(as: file, descriptor: descriptor) }) ?? true {
         mark = LogMark(start: file)
         entries = []

@@ -24,6 +24,22 @@ struct LogIdentity: Equatable, Sendable {
     hash = Self.hash(start.prefix { $0 != UInt8(ascii: "\n") })
   }
 
+  /// This identity with `generation` mixed into its hash: that of a long log's index started
+  /// again `generation` times for a file written over in place, its first line kept, whose rows
+  /// a page holds of what was there before (see ``LogCache``). The same identity for 0.
+  func generation(_ generation: UInt64) -> LogIdentity {
+    guard generation > 0 else { return self }
+    var bytes = withUnsafeBytes(of: generation.littleEndian) { Array($0) }
+    bytes += withUnsafeBytes(of: hash.littleEndian) { Array($0) }
+    return LogIdentity(device: device, inode: inode, hash: Self.hash(bytes))
+  }
+
+  private init(device: UInt64, inode: UInt64, hash: UInt64) {
+    self.device = device
+    self.inode = inode
+    self.hash = hash
+  }
+
   /// Reads an identity as the page gave it back, or returns `nil` when it is not three numbers
   /// in range joined by `-`: no number from a request can trap.
   init?(_ text: Substring) {

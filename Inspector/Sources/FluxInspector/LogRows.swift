@@ -13,7 +13,8 @@
 /// `at`, when asked for with `at=EVENT`, the position of the first event at or after `EVENT` that
 /// passes (or of the last that passes);
 /// with `counts=1`, the names of the stores and of the actions with their counts, and the 20
-/// slowest commits of the log (`slowest`, entries with their `event`); each entry carries its
+/// slowest commits of the log (`slowest`, entries with their `event`; past 1 MiB of their lines,
+/// without their line, with their `store`, `label` and `duration`); each entry carries its
 /// index among the log's entries and the index of the entry with the
 /// state of the same store before it (`before`, -1 for none), which `/entry?index=` serves.
 enum LogRows {
@@ -27,10 +28,14 @@ enum LogRows {
   /// The most bytes of lines one answer carries: past them, an entry comes without its line,
   /// marked `"deferred":true`, for the page to ask for it alone (`/entry`) when it shows it.
   static let largestAnswer = 16 << 20
+  /// The most bytes of lines the slowest commits carry (`counts=1`, asked for every second while
+  /// a page follows the log): past them, a commit comes without its line, marked
+  /// `"deferred":true`, with what the list shows of it (`store`, `label`, `duration`).
+  static let largestSlowest = 1 << 20
 
   /// The filters of the list: a store, an action case, an outcome (or `held`, or `error` for bad
   /// lines), and a text searched in the store, outcome, action, state, holds and `cancelledBy` of
-  /// each line as it is written (letters of ASCII in any case).
+  /// each line as it is written (letters in any case, as the page lowers the case of both).
   struct Filter: Equatable, Sendable {
     var store = ""
     var action = ""
@@ -63,7 +68,9 @@ enum LogRows {
         case "", "held", "error": nil
         default: index.outcomeNames.number(ifAny: filter.outcome) ?? -2
         }
-      let needle = Array(Self.folded(JSONText.string(filter.text.lowercased()).utf8.dropFirst().dropLast()))
+      let written = JSONText.string(filter.text.lowercased()).dropFirst().dropLast()
+      let needle = Array(Self.folded(written.utf8))
+      let forms = Self.forms(of: written)
       while looked < index.count {
         // The next lines together, a few megabytes of them.
         var last = looked
@@ -75,8 +82,10 @@ enum LogRows {
           }
         }
         let base = index.starts[looked]
+        // A line too long to show is alone here (it is longer than a chunk), and its row shows
+        // none of its text: it is not read, and a search finds nothing in it.
         let bytes =
-          needle.isEmpty
+          needle.isEmpty || Int(index.lengths[looked]) > largestLine
           ? [] : try LogFile.read(descriptor, path: path, in: base..<(index.starts[last] + Int(index.lengths[last])))
         for entry in looked...last {
           if let store, index.stores[entry] != store { continue }
@@ -87,7 +96,8 @@ enum LogRows {
           if let outcome, index.outcomes[entry] != outcome { continue }
           if !needle.isEmpty {
             let range = (index.starts[entry] - base)..<(index.starts[entry] - base + Int(index.lengths[entry]))
-            guard range.upperBound <= bytes.count, Self.holds(bytes, range, needle, whole: flags & LogIndex.isBad != 0)
+            guard range.upperBound <= bytes.count,
+              Self.holds(bytes, range, needle, forms, whole: flags & LogIndex.isBad != 0)
             else { continue }
           }
           add(index.events[entry])
@@ -122,13 +132,64 @@ enum LogRows {
       if events[low] != event { events.insert(event, at: low) }
     }
 
-    /// Whether the line in `bytes[range]` holds `needle` in what a search looks through.
-    private static func holds(_ bytes: [UInt8], _ range: Range<Int>, _ needle: [UInt8], whole: Bool) -> Bool {
-      bytes.withUnsafeBufferPointer { buffer in
-        if whole { return contains(buffer, range, needle) }
-        guard let fields = LineFields(buffer, range, searching: true) else { return contains(buffer, range, needle) }
-        return fields.searched.contains { contains(buffer, $0, needle) }
+    /// For a text with characters beyond ASCII, the forms of each of its characters as a line
+    /// may write them: in lower case, as the page searches, or in upper case when that is the
+    /// same letter (`É` for `é`, not `SS` for `ß`), as the page lowers the case of the lines it
+    /// searches; `nil` for a text of ASCII only, whose letters are folded.
+    private static func forms(of text: Substring) -> [[[UInt8]]]? {
+      guard !text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+      return text.map { character in
+        let lower = String(character)
+        let upper = lower.uppercased()
+        return upper != lower && upper.lowercased() == lower
+          ? [Array(lower.utf8), Array(upper.utf8)] : [Array(lower.utf8)]
       }
+    }
+
+    /// Whether the line in `bytes[range]` holds `needle` (or one of `forms`, when there are) in
+    /// what a search looks through.
+    private static func holds(
+      _ bytes: [UInt8], _ range: Range<Int>, _ needle: [UInt8], _ forms: [[[UInt8]]]?, whole: Bool
+    ) -> Bool {
+      bytes.withUnsafeBufferPointer { buffer in
+        let contains = { (range: Range<Int>) in
+          forms.map { Self.contains(buffer, range, $0) } ?? Self.contains(buffer, range, needle)
+        }
+        if whole { return contains(range) }
+        guard let fields = LineFields(buffer, range, searching: true) else { return contains(range) }
+        return fields.searched.contains { contains($0) }
+      }
+    }
+
+    /// Whether `buffer[range]` holds, one after the other, a form of each character of `forms`.
+    private static func contains(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ forms: [[[UInt8]]])
+      -> Bool
+    {
+      guard let first = forms.first else { return true }
+      let firstBytes = first.map { $0[0] }
+      var start = range.lowerBound
+      while start < range.upperBound {
+        guard firstBytes.contains(buffer[start]) else {
+          start += 1
+          continue
+        }
+        var at = start
+        var matched = true
+        for character in forms {
+          guard
+            let form = character.first(where: { form in
+              at + form.count <= range.upperBound && form.indices.allSatisfy { buffer[at + $0] == form[$0] }
+            })
+          else {
+            matched = false
+            break
+          }
+          at += form.count
+        }
+        if matched { return true }
+        start += 1
+      }
+      return false
     }
 
     private static func contains(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ needle: [UInt8]) -> Bool {
@@ -158,7 +219,7 @@ enum LogRows {
   /// event when it is `nil`), read from the file open as `descriptor`.
   static func document(
     _ index: LogIndex, found: Found?, from: Int, count: Int, counts: Bool, at event: Int? = nil, identity: String,
-    descriptor: Int32, path: String, largestAnswer: Int = largestAnswer
+    descriptor: Int32, path: String, largestAnswer: Int = largestAnswer, largestSlowest: Int = largestSlowest
   ) -> String {
     let shown = found?.events.count ?? index.eventFirst.count
     let first = min(from, shown)
@@ -174,10 +235,23 @@ enum LogRows {
       text += "\"actions\":\(names(index.actionNames.names, index.actionCounts)),"
       // The slowest commits of the whole log, each with its event.
       text += "\"slowest\":["
+      var budget = largestSlowest
       for (number, slow) in index.slowest.enumerated() {
         if number > 0 { text += "," }
-        let entry = self.entry(index, Int(slow.entry), descriptor: descriptor)
-        text += "{\"event\":\(index.events[Int(slow.entry)])," + entry.dropFirst()
+        let entry = Int(slow.entry)
+        let length = Int(index.lengths[entry])
+        let item: String
+        if length > budget {
+          item =
+            deferred(index, entry).dropLast()
+            + ",\"store\":\(JSONText.string(index.storeNames.names[Int(index.stores[entry])])),"
+            + "\"label\":\(JSONText.string(index.actionNames.names[Int(index.actions[entry])])),"
+            + "\"duration\":\(wholeOrFraction(slow.duration))}"
+        } else {
+          budget -= length
+          item = self.entry(index, entry, descriptor: descriptor)
+        }
+        text += "{\"event\":\(index.events[entry])," + item.dropFirst()
       }
       text += "],"
     }
@@ -226,6 +300,11 @@ enum LogRows {
   private static func deferred(_ index: LogIndex, _ entry: Int) -> String {
     "{\"index\":\(entry),\"before\":\(index.befores[entry]),\"line\":\(index.numbers[entry]),\"deferred\":true,"
       + "\"error\":\"a long line: select its row to load it\",\"raw\":\"\"}"
+  }
+
+  /// `value`, finite and not negative, as a JSON number: a whole one without a fraction.
+  private static func wholeOrFraction(_ value: Double) -> String {
+    value < 0x1p53 && value == value.rounded(.towardZero) ? String(Int64(value)) : "\(value)"
   }
 
   /// The names with the most entries, at most 500, with their counts, as `[["name",count],…]`.

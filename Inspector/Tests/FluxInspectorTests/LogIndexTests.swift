@@ -262,6 +262,79 @@ struct LogIndexTests {
     #expect(!alone.contains("deferred"))
   }
 
+  @Test func theSlowestCommitsPastTheirBytesComeWithoutTheirTextButWithWhatTheListShows() throws {
+    let scratch = try Scratch()
+    let long = String(repeating: "x", count: 1000)
+    // 30 commits of 1 KB, the later the slower.
+    let text = (1...30).map { number in
+      #"{"action":{"add":{"title":"\#(long)"}},"durationNanoseconds":\#(number * 1000),"outcome":"committed","#
+        + #""store":"s<b>","time":"2026-11-23T03:07:49.123Z"}"# + "\n"
+    }.joined()
+    let path = try scratch.write("session.jsonl", text)
+    var index = LogIndex()
+    try indexed(path, &index)
+    let document = try LogFile.withOpenFile(path: path) { descriptor, _ in
+      LogRows.document(
+        index, found: nil, from: 0, count: 0, counts: true, identity: "", descriptor: descriptor, path: path,
+        largestSlowest: 5000)
+    }
+    // The lines of the slowest commits are asked for every second while a page follows the log:
+    // they are bounded as a page of rows is.
+    #expect(document.utf8.count < 5000 + 20 * 300)
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any])
+    let slowest = try #require(object["slowest"] as? [[String: Any]])
+    #expect(slowest.map { $0["event"] as? Int } == Array((10..<30).reversed()))
+    #expect(slowest.prefix(4).allSatisfy { ($0["raw"] as? String)?.contains(long) == true && $0["deferred"] == nil })
+    let deferred = slowest.dropFirst(4)
+    #expect(deferred.allSatisfy { $0["deferred"] as? Bool == true && ($0["raw"] as? String)?.isEmpty == true })
+    #expect(deferred.map { $0["duration"] as? Int } == (11...26).reversed().map { $0 * 1000 })
+    #expect(deferred.allSatisfy { $0["store"] as? String == "s<b>" && $0["label"] as? String == "add" })
+  }
+
+  @Test func aSearchFindsLettersBeyondASCIIInAnyCaseAsAPageOfTheWholeLogDoes() throws {
+    let scratch = try Scratch()
+    let titles = ["ÉCOLE", "école", "Ecole", "ÉcOlE", "straße", "STRASSE", "Ωmega", "ωMEGA", "(.*)[É]"]
+    let text = titles.map { Fixture.line(action: #"{"add":{"title":"\#($0)"}}"#) + "\n" }.joined()
+    let path = try scratch.write("session.jsonl", text)
+    var index = LogIndex()
+    try indexed(path, &index)
+    func found(_ text: String) throws -> [Int32] {
+      var found = LogRows.Found(filter: LogRows.Filter(text: text))
+      try LogFile.withOpenFile(path: path) { descriptor, _ throws(InspectorError) in
+        try found.extend(index, descriptor: descriptor, path: path)
+      }
+      return found.events
+    }
+    // The page lowers the case of what is typed, and of what it searches, letters beyond ASCII too.
+    #expect(try found("école") == [0, 1, 3])
+    #expect(try found("ÉCOLE") == [0, 1, 3])
+    #expect(try found("ωmega") == [6, 7])
+    #expect(try found("straße") == [4])
+    #expect(try found("strasse") == [5])
+    #expect(try found("(.*)[é]") == [8])
+  }
+
+  @Test func aSearchPassesOverALineTooLongToShowWithoutReadingIt() throws {
+    let scratch = try Scratch()
+    let path = try scratch.write("session.jsonl", Fixture.line(action: #"{"add":{"title":"needle 0"}}"#) + "\n")
+    // A line of more than 1 GiB, whose bytes take no room on the disk, then a line to find.
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    try handle.truncate(atOffset: try handle.seekToEnd() + UInt64(LogFile.largestRead) + 10)
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(("\n" + Fixture.line(action: #"{"add":{"title":"needle 2"}}"#) + "\n").utf8))
+    try handle.close()
+    var index = LogIndex()
+    try indexed(path, &index)
+    #expect(index.count == 3)
+    #expect(index.flags[1] == LogIndex.isBad)
+    var found = LogRows.Found(filter: LogRows.Filter(text: "NEEDLE"))
+    try LogFile.withOpenFile(path: path) { descriptor, _ throws(InspectorError) in
+      try found.extend(index, descriptor: descriptor, path: path)
+    }
+    // The long line shows none of its text, so a search finds nothing in it.
+    #expect(found.events == [0, 2])
+  }
+
   @Test(arguments: [
     "/rows?from=0&count=501&identity=ID", "/rows?from=-1&count=5&identity=ID",
     "/rows?from=99999999999999999999&identity=ID", "/rows?from=1&from=2&identity=ID", "/rows?from=0",
@@ -277,6 +350,35 @@ struct LogIndexTests {
       #expect(!reply.body.isEmpty)
       // The server still answers.
       #expect(try await fetch("/rows?from=0&count=1&identity=\(identity)", port: port).status == 200)
+    }
+  }
+
+  @Test func rowsOfALogWrittenOverInPlaceWithItsFirstLineAreRefusedWithAConflict() async throws {
+    let scratch = try Scratch()
+    let path = try longLog(scratch, count: 20)
+    try await withServer(logPath: path, pagedEntries: 10) { port throws in
+      let identity = try #require(try json(try await fetch("/log", port: port))["identity"] as? String)
+      #expect(try await fetch("/rows?from=0&count=1&identity=\(identity)", port: port).status == 200)
+      // The same file, its first line kept, the others written over: the rows the page holds
+      // are of another log.
+      let first = try String(contentsOfFile: path, encoding: .utf8).prefix { $0 != "\n" } + "\n"
+      let handle = try #require(FileHandle(forWritingAtPath: path))
+      try handle.truncate(atOffset: 0)
+      try handle.write(
+        contentsOf: Data(
+          (first + (0..<30).map { Fixture.line(store: "other", extra: "\"sequence\":\($0 + 2),") + "\n" }.joined())
+            .utf8))
+      try handle.close()
+      #expect(try await fetch("/rows?from=0&count=1&identity=\(identity)", port: port).status == 409)
+      #expect(try await fetch("/entry?index=0&identity=\(identity)", port: port).status == 409)
+      let again = try json(try await fetch("/log", port: port))
+      let other = try #require(again["identity"] as? String)
+      #expect(other != identity)
+      #expect(again["entries"] as? Int == 31)
+      let rows = try json(try await fetch("/rows?from=1&count=1&identity=\(other)", port: port))
+      #expect(
+        ((rows["rows"] as? [[String: Any]])?.first?["entries"] as? [[String: Any]])?.first?["raw"] as? String
+          == Fixture.line(store: "other", extra: "\"sequence\":2,"))
     }
   }
 

@@ -73,14 +73,102 @@
   const COMMA = new Mark(","), CLOSE_ARRAY = new Mark("]"), CLOSE_OBJECT = new Mark("}");
 
   function sameValue(a, b) {
-    return canonical(a) === canonical(b);
+    const keys = new Keys();
+    return keys.of(a) === keys.of(b);
   }
+
+  // Keys that two equal values share, and no two different values, within one comparison: the
+  // key an element of an array is matched by. A scalar's is its text; a container's, the text of
+  // its children when they are scalars, CACHED values at most (a string counting one per 64
+  // characters); else a number given to the text of its children once, where a container child
+  // is written by its key, and kept for the container. So arrays nested deep cost the size of
+  // the states to match, not that size times their depth (a string of 1 MB in arrays nested 500
+  // deep is read once, not 500 times), and a long array of small objects costs no more than
+  // their text. Walked with a stack.
+  const CACHED = 256;
+
+  function Keys() {
+    this.numbers = new Map();     // the text of a container that is numbered: its number
+    this.containers = new Map();  // a container that is numbered: its number
+  }
+
+  // The text of a container of scalars only, of CACHED values at most; else null.
+  function flatText(container) {
+    const keys = Array.isArray(container) ? null : Object.keys(container);
+    const length = keys ? keys.length : container.length;
+    if (length > CACHED) return null;
+    let text = keys ? "{" : "[", weight = 1;
+    for (let i = 0; i < length; i += 1) {
+      const child = keys ? container[keys[i]] : container[i];
+      if (isObject(child)) return null;
+      if (i > 0) text += ",";
+      if (keys) text += JSON.stringify(keys[i]) + ":";
+      text += scalarKey(child);
+      weight += typeof child === "string" ? 1 + (child.length >> 6) : 1;
+      if (weight > CACHED) return null;
+    }
+    return text + (keys ? "}" : "]");
+  }
+
+  function Frame(container) {
+    this.container = container;
+    this.keys = Array.isArray(container) ? null : Object.keys(container);
+    this.length = this.keys ? this.keys.length : container.length;
+    this.next = 0;
+    this.text = this.keys ? "{" : "[";
+  }
+
+  Keys.prototype.of = function (value) {
+    if (!isObject(value)) return scalarKey(value);
+    const known = this.containers.get(value);
+    if (known !== undefined) return known;
+    const flat = flatText(value);
+    if (flat !== null) return flat;
+    const stack = [new Frame(value)];
+    let done;  // the key of the container last finished, for its parent's text
+    while (true) {
+      const top = stack[stack.length - 1];
+      if (done !== undefined) {
+        // A number is written "@N", which no scalar's text is, nor a container's.
+        top.text += typeof done === "number" ? "@" + done : done;
+        done = undefined;
+      }
+      if (top.next === top.length) {
+        const text = top.text + (top.keys ? "}" : "]");
+        let number = this.numbers.get(text);
+        if (number === undefined) {
+          number = this.numbers.size;
+          this.numbers.set(text, number);
+        }
+        this.containers.set(top.container, number);
+        stack.pop();
+        if (stack.length === 0) return number;
+        done = number;
+        continue;
+      }
+      const i = top.next;
+      top.next += 1;
+      if (i > 0) top.text += ",";
+      if (top.keys) top.text += JSON.stringify(top.keys[i]) + ":";
+      const child = top.keys ? top.container[top.keys[i]] : top.container[i];
+      if (!isObject(child)) {
+        top.text += scalarKey(child);
+        continue;
+      }
+      done = this.containers.get(child);
+      if (done === undefined) done = flatText(child);
+      if (done === null) {
+        done = undefined;
+        stack.push(new Frame(child));
+      }
+    }
+  };
 
   // What changed from `before` to `after`: each path as deep as the difference goes, at most
   // `limit` of them (and one more, to say that there are more). Walked with a stack.
   function diff(before, after, limit) {
     const out = [];
-    const budget = { steps: MAX_STEPS };
+    const budget = { steps: MAX_STEPS, keys: new Keys() };
     const stack = [{ before, after, path: "" }];
     while (stack.length && out.length <= limit) {
       const next = stack.pop();
@@ -113,7 +201,7 @@
         for (let i = children.length - 1; i >= 0; i -= 1) stack.push(children[i]);
         continue;
       }
-      if (isObject(before) || isObject(after) ? !sameValue(before, after) : before !== after) {
+      if (isObject(before) || isObject(after) ? budget.keys.of(before) !== budget.keys.of(after) : before !== after) {
         out.push({ path, kind: "changed", before, after });
       }
     }
@@ -160,7 +248,8 @@
     }
     // By value: a common subsequence of equal elements; between two of them, the elements
     // removed and added pair up as changes, and the rest are removed or added.
-    const pairs = commonPairs(before.map(canonical), after.map(canonical), budget);
+    const keys = (budget && budget.keys) || new Keys();
+    const pairs = commonPairs(before.map((each) => keys.of(each)), after.map((each) => keys.of(each)), budget);
     const steps = [];
     let i = 0, j = 0;
     const gap = (untilI, untilJ) => {
@@ -213,9 +302,10 @@
     return run;
   }
 
-  // The index pairs of a common subsequence of two lists of strings, in order: a longest one when
-  // the lists differ by at most MAX_EDITS edits in their middle (or in each gap between two
-  // elements unique on both sides), else one that pairs what it found and leaves the rest.
+  // The index pairs of a common subsequence of two lists of keys (strings or numbers), in order:
+  // a longest one when the lists differ by at most MAX_EDITS edits in their middle (or in each
+  // gap between two elements unique on both sides), else one that pairs what it found and leaves
+  // the rest.
   // Myers' algorithm takes at most the steps left in `budget` (MAX_STEPS when none is given).
   function commonPairs(a, b, budget) {
     const pairs = [];

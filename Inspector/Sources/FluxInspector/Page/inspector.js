@@ -1765,6 +1765,12 @@
         if (!isObject(item) || count(item.index) === null || count(item.event) === null) continue;
         const entry = pagedEntry(item);
         entry.event = item.event;
+        if (item.deferred === true) {
+          // A long line, not sent: what the list shows of it comes with it.
+          entry.store = typeof item.store === "string" ? item.store : "";
+          entry.label = typeof item.label === "string" ? item.label : "";
+          entry.duration = count(item.duration);
+        }
         paged.slowest.push(entry);
       }
     }
