@@ -310,8 +310,10 @@ package final class AppendingFile {
       if link(path, kept) == 0 { break }
       let code = errno
       guard code == EEXIST, number < 1_000_000 else {
-        unlink(temporary)
+        // Closed before it is unlinked: a FUSE file system (fusefat, sshfs) keeps a file unlinked
+        // while open under a name of its own (`.fuse_hidden…`) until the close is handled.
         _ = systemClose(descriptor)
+        unlink(temporary)
         if cannotLink(code) { return try replaceWithoutLinks(at: path, permissions: permissions) }
         throw FileFailure(
           path: path, cause: "the file there cannot be kept beside it as \(kept): \(FileCause.words(errno: code))")
@@ -320,9 +322,9 @@ package final class AppendingFile {
     }
     guard rename(temporary, path) == 0 else {
       let code = errno
+      _ = systemClose(descriptor)  // before the unlink, as above
       unlink(temporary)
       unlink(kept)  // the name this opener made; the old file is still at the path
-      _ = systemClose(descriptor)
       throw FileFailure(path: path, errno: code)
     }
     return (descriptor, kept)
