@@ -44,61 +44,23 @@ enum LogCurve {
   }
 
   private static func format(_ value: Double) -> String {
-    value >= 100 ? String(Int(value.rounded())) : String(Double(Int(value * 10)) / 10)
+    LoggedBurst.format(value)
   }
 
   /// Nanoseconds per action on the committing thread, each dispatched once the log has written
   /// every earlier line (`flush()`, not timed): the best of three rounds.
   static func measurePaced(items: Int, actions: Int, touch: Bool) -> Double {
-    var best = Double.infinity
-    for _ in 0..<3 {
-      let written = Tally()
-      let log = ActionLog(
-        output: ActionLogOutput { written.add($0.utf8.count) }, fields: .all, queueLimit: actions + 1)
-      let store = Store<ItemsState>(
-        state: ItemsState(items: items), mutations: ItemsMutations(), executor: .immediate,
-        middlewares: [log.middleware(label: "items", snapshots: .snapshot)])
-      var dispatching: UInt64 = 0
-      for index in 0..<actions {
-        // The drainer lets go of the lines it wrote before it wakes `flush()`: no snapshot holds
-        // the items' buffer now.
-        log.flush()
-        let start = DispatchTime.now().uptimeNanoseconds
-        store.actions.dispatch(action: touch ? .touch(index % items) : .count)
-        dispatching += DispatchTime.now().uptimeNanoseconds - start
-      }
-      log.flush()
-      best = min(best, Double(dispatching) / Double(actions))
-      written.free()
-      withExtendedLifetime(store) {}
-    }
-    return best
+    measure(items: items, actions: actions, touch: touch, paced: true).committing
   }
 
   /// Nanoseconds per action on the committing thread and end to end, the best of three rounds.
-  static func measure(items: Int, actions: Int, touch: Bool) -> (
+  static func measure(items: Int, actions: Int, touch: Bool, paced: Bool = false) -> (
     committing: Double, endToEnd: Double, bytesPerLine: Int
   ) {
-    var best = (committing: Double.infinity, endToEnd: Double.infinity, bytesPerLine: 0)
-    for _ in 0..<3 {
-      let written = Tally()
-      let log = ActionLog(
-        output: ActionLogOutput { written.add($0.utf8.count) }, fields: .all, queueLimit: actions + 1)
-      let store = Store<ItemsState>(
-        state: ItemsState(items: items), mutations: ItemsMutations(), executor: .immediate,
-        middlewares: [log.middleware(label: "items", snapshots: .snapshot)])
-      let start = DispatchTime.now().uptimeNanoseconds
-      for index in 0..<actions { store.actions.dispatch(action: touch ? .touch(index % items) : .count) }
-      let committed = DispatchTime.now().uptimeNanoseconds
-      log.flush()
-      let end = DispatchTime.now().uptimeNanoseconds
-      best.committing = min(best.committing, Double(committed - start) / Double(actions))
-      best.endToEnd = min(best.endToEnd, Double(end - start) / Double(actions))
-      best.bytesPerLine = written.total / actions
-      written.free()
-      withExtendedLifetime(store) {}
-    }
-    return best
+    LoggedBurst.measure(
+      rounds: 3, actions: actions, paced: paced, label: "items", snapshots: .snapshot,
+      makeStore: { ItemsState(items: items) }, mutations: ItemsMutations(),
+      action: { touch ? .touch($0 % items) : .count })
   }
 }
 

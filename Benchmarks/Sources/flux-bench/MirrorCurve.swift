@@ -33,33 +33,16 @@ enum MirrorCurve {
   }
 
   private static func format(_ value: Double) -> String {
-    value >= 100 ? String(Int(value.rounded())) : String(Double(Int(value * 10)) / 10)
+    LoggedBurst.format(value)
   }
 
   /// Nanoseconds per action on the committing thread and end to end, the best of `rounds`.
   static func measure(items: Int, actions: Int, rounds: Int) -> (
     committing: Double, endToEnd: Double, bytesPerLine: Int
   ) {
-    var best = (committing: Double.infinity, endToEnd: Double.infinity, bytesPerLine: 0)
-    for _ in 0..<rounds {
-      let written = Tally()
-      let log = ActionLog(
-        output: ActionLogOutput { written.add($0.utf8.count) }, fields: .all, queueLimit: actions + 1)
-      let store = Store<ShelfState>(
-        state: ShelfState(items: items), mutations: ShelfMutations(), executor: .immediate,
-        middlewares: [log.middleware(label: "shelf", snapshots: .mirror)])
-      let start = DispatchTime.now().uptimeNanoseconds
-      for index in 0..<actions { store.actions.dispatch(action: .touch(index)) }
-      let committed = DispatchTime.now().uptimeNanoseconds
-      log.flush()
-      let end = DispatchTime.now().uptimeNanoseconds
-      best.committing = min(best.committing, Double(committed - start) / Double(actions))
-      best.endToEnd = min(best.endToEnd, Double(end - start) / Double(actions))
-      best.bytesPerLine = written.total / actions
-      written.free()
-      withExtendedLifetime(store) {}
-    }
-    return best
+    LoggedBurst.measure(
+      rounds: rounds, actions: actions, label: "shelf", snapshots: .mirror,
+      makeStore: { ShelfState(items: items) }, mutations: ShelfMutations(), action: { .touch($0) })
   }
 }
 
