@@ -10,9 +10,11 @@ import FluxDevtools
 /// the items' buffer with the state), and `touch`, which changes one item (the state's array is
 /// copied on write while a queued snapshot holds it: the price of keeping the snapshot as a value).
 /// `touch` is measured twice: in a burst (every action dispatched at once, so that earlier
-/// snapshots wait in the queue), and paced (each action dispatched once the log has caught up,
-/// the wait untimed: no earlier snapshot holds the items' buffer, so nothing is copied), which is
-/// what an app whose actions come slower than the log writes them sees.
+/// snapshots wait in the queue), and paced (each action dispatched 1 ms after the log has
+/// written the line before it, the wait untimed: no earlier snapshot holds the items' buffer, so
+/// nothing is copied, and the log's drainer lingers), which is what an app whose actions come
+/// slower than the log writes them sees. `count` is measured paced too, and after the log has
+/// been idle (a pause of 1.2 s, past the drainer's linger, so that each line wakes a thread).
 enum LogCurve {
   static let sizes = [10, 100, 1_000, 10_000, 100_000]
 
@@ -23,20 +25,21 @@ enum LogCurve {
           ? arguments[arguments.index(after: index)].split(separator: ",").compactMap { Int($0) } : nil
       } ?? Self.sizes
     print(
-      "| items | actions | commit-thread ns/action (count) | (touch) | (touch, paced) | (count, paced) "
+      "| items | actions | commit-thread ns/action (count) | (touch) | (touch, paced) | (count, paced) | (count, after idle) "
         + "| end-to-end ns/action (count) "
         + "| (touch) | lines/s end to end (count) | bytes/line |"
     )
-    print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for size in sizes where size > 0 && size <= 1_000_000 {
       let actions = max(20, min(20_000, 4_000_000 / size))
       let count = measure(items: size, actions: actions, touch: false)
       let touch = measure(items: size, actions: actions, touch: true)
-      let pacedActions = max(20, min(2_000, 400_000 / size))
+      let pacedActions = max(20, min(500, 400_000 / size))
       let paced = measurePaced(items: size, actions: pacedActions, touch: true)
       let pacedCount = measurePaced(items: size, actions: pacedActions, touch: false)
+      let idle = measure(items: size, actions: 4, touch: false, rounds: 1, pause: 1.2).committing
       print(
-        "| \(size) | \(actions) | \(format(count.committing)) | \(format(touch.committing)) | \(format(paced)) | \(format(pacedCount)) "
+        "| \(size) | \(actions) | \(format(count.committing)) | \(format(touch.committing)) | \(format(paced)) | \(format(pacedCount)) | \(format(idle)) "
           + "| \(format(count.endToEnd)) "
           + "| \(format(touch.endToEnd)) | \(format(1e9 / count.endToEnd)) | \(count.bytesPerLine) |")
     }
@@ -47,18 +50,18 @@ enum LogCurve {
     LoggedBurst.format(value)
   }
 
-  /// Nanoseconds per action on the committing thread, each dispatched once the log has written
-  /// every earlier line (`flush()`, not timed): the best of three rounds.
+  /// Nanoseconds per action on the committing thread, each dispatched 1 ms after the log has
+  /// written every earlier line (not timed): the best of three rounds.
   static func measurePaced(items: Int, actions: Int, touch: Bool) -> Double {
-    measure(items: items, actions: actions, touch: touch, paced: true).committing
+    measure(items: items, actions: actions, touch: touch, pause: 0.001).committing
   }
 
-  /// Nanoseconds per action on the committing thread and end to end, the best of three rounds.
-  static func measure(items: Int, actions: Int, touch: Bool, paced: Bool = false) -> (
+  /// Nanoseconds per action on the committing thread and end to end, the best of `rounds`.
+  static func measure(items: Int, actions: Int, touch: Bool, rounds: Int = 3, pause: Double? = nil) -> (
     committing: Double, endToEnd: Double, bytesPerLine: Int
   ) {
     LoggedBurst.measure(
-      rounds: 3, actions: actions, paced: paced, label: "items", snapshots: .snapshot,
+      rounds: rounds, actions: actions, pause: pause, label: "items", snapshots: .snapshot,
       makeStore: { ItemsState(items: items) }, mutations: ItemsMutations(),
       action: { touch ? .touch($0 % items) : .count })
   }

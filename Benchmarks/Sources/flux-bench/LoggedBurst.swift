@@ -1,33 +1,42 @@
 import Dispatch
 import FluxCore
 import FluxDevtools
+import Foundation
 
 /// What `log-curve` and `mirror-curve` time: dispatches into a store logged by a fresh
 /// `ActionLog` of every field, whose lines are counted, not kept.
 enum LoggedBurst {
   /// Nanoseconds per action on the committing thread and end to end (the dispatches, then
   /// `flush()`: every line encoded and written), and bytes per line: the best of `rounds`, each
-  /// with a store of its own from `makeStore`. With `paced`, each action is dispatched once the
-  /// log has written every earlier line (`flush()`, not timed), and only the dispatches count.
+  /// with a store of its own from `makeStore`. With `pause`, each action is dispatched once the
+  /// log has written every earlier line (seen at its output, without `flush()`, which would
+  /// start the drainer itself), and then `pause` seconds later, and only the dispatches count:
+  /// a pause of a millisecond finds the log's drainer lingering, one past its linger (1 s)
+  /// finds it idle.
   static func measure<Value: State>(
-    rounds: Int, actions: Int, paced: Bool = false, label: String, snapshots: StateSnapshots<Value>,
+    rounds: Int, actions: Int, pause: Double? = nil, label: String, snapshots: StateSnapshots<Value>,
     makeStore: () -> Value, mutations: Value.Mutations, action: (Int) -> Value.Action
   ) -> (committing: Double, endToEnd: Double, bytesPerLine: Int) where Value.Action: Encodable {
     var best = (committing: Double.infinity, endToEnd: Double.infinity, bytesPerLine: 0)
     for _ in 0..<rounds {
       let written = Tally()
+      let lines = LineCount()
       let log = ActionLog(
-        output: ActionLogOutput { written.add($0.utf8.count) }, fields: .all, queueLimit: actions + 1)
+        output: ActionLogOutput {
+          written.add($0.utf8.count)
+          lines.add()
+        }, fields: .all, queueLimit: actions + 1)
       let store = Store<Value>(
         state: makeStore(), mutations: mutations, executor: .immediate,
         middlewares: [log.middleware(label: label, snapshots: snapshots)])
       var dispatching: UInt64 = 0
       let start = DispatchTime.now().uptimeNanoseconds
-      if paced {
+      if let pause {
         for index in 0..<actions {
-          // The drainer lets go of the lines it wrote before it wakes `flush()`: no snapshot
-          // holds the state's buffers now.
-          log.flush()
+          // The drainer lets go of a batch's lines right after it writes them: no snapshot
+          // holds the state's buffers by the end of the pause.
+          lines.wait(for: index)
+          Thread.sleep(forTimeInterval: pause)
           let dispatched = DispatchTime.now().uptimeNanoseconds
           store.actions.dispatch(action: action(index))
           dispatching += DispatchTime.now().uptimeNanoseconds - dispatched
@@ -50,5 +59,19 @@ enum LoggedBurst {
   /// A figure in nanoseconds: whole from 100, else with one decimal.
   static func format(_ value: Double) -> String {
     value >= 100 ? String(Int(value.rounded())) : String(Double(Int(value * 10)) / 10)
+  }
+}
+
+/// The lines an output was given, counted on the log's queue and read on another thread.
+final class LineCount: @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var count = 0
+
+  func add() { lock.withLock { count += 1 } }
+
+  /// Returns once `lines` lines are counted, looking every 20 µs.
+  func wait(for lines: Int) {
+    while lock.withLock({ count }) < lines { usleep(20) }
   }
 }

@@ -15,14 +15,29 @@ import Foundation
 ///
 /// Apart from the log, so that a drainer keeps the writer alive, not the log: the log's deinit
 /// waits for the lines it queued (``ActionLog``), unless it runs on the writer's own queue.
-// `@unchecked Sendable`: `queue` is guarded by `lock`; `writtenLines` is touched only by the
-// drainer, which runs on `writer` (a serial queue), one at a time (``LineQueue/offer(_:)``
-// starts one only when none runs); the rest are constants.
+///
+/// A drainer that runs out of lines lingers (``LineQueue``): checks of the queue come on the
+/// writer's queue after naps, so that a line offered soon after does not wake a thread on the
+/// committing thread. A check holds the ``Lines`` and the queue, not the writer: a writer let go
+/// goes, with its output, whatever checks are still to come.
+// `@unchecked Sendable`: `writtenLines` is touched only by the drainer, which runs on `writer` (a
+// serial queue), one at a time (``LineQueue/offer(_:at:)`` starts one only when none runs or
+// lingers); the rest are constants.
 final class LineWriter: @unchecked Sendable {
+  /// The lock, and the queue it guards.
+  // `@unchecked Sendable`: `queue` is guarded by `lock`.
+  final class Lines: @unchecked Sendable {
+    let lock = Lock()
+    var queue: LineQueue
+
+    init(limit: Int) {
+      queue = LineQueue(limit: limit)
+    }
+  }
+
   private let output: ActionLogOutput
   private let numbersLines: Bool
-  private let lock = Lock()
-  private var queue: LineQueue
+  private let lines: Lines
   private let writer = DispatchQueue(label: "FluxDevtools.ActionLog")
   private var writtenLines: UInt64 = 0
   /// The process that made the writer: the only one its queue runs in. A child forked from it
@@ -36,23 +51,23 @@ final class LineWriter: @unchecked Sendable {
   init(output: ActionLogOutput, numbersLines: Bool, limit: Int) {
     self.output = output
     self.numbersLines = numbersLines
-    self.queue = LineQueue(limit: limit)
+    self.lines = Lines(limit: limit)
     writer.setSpecific(key: Self.onWriter, value: ObjectIdentifier(self))
   }
 
   /// Queues `line`, of an action that ended at `date` (now if `nil`), or drops it if the queue is
-  /// full; starts the drainer if none runs.
+  /// full; starts the drainer if none runs or lingers.
   func offer(_ line: any PendingLine, at date: Date? = nil) {
-    let startsDrainer = lock.withLock { queue.offer(line, at: date ?? Date()) }
+    let startsDrainer = lines.lock.withLock { lines.queue.offer(line, at: date ?? Date()) }
     // A dropped line's action and snapshot are released here, after the lock (rule 16).
     withExtendedLifetime(line) {}
     if startsDrainer { writer.async { self.drain() } }
   }
 
-  /// Takes what is queued, encodes it and writes it, until nothing is left.
+  /// Takes what is queued, encodes it and writes it, until nothing is left; then lingers.
   private func drain() {
     let encoder = ActionLogLine<Int>.makeEncoder()
-    var batch = lock.withLock { queue.take() }
+    var (batch, nap) = lines.lock.withLock { lines.queue.take() }
     while !batch.isEmpty {
       for entry in batch {
         let sequence = numbersLines ? writtenLines &+ 1 : nil
@@ -65,8 +80,42 @@ final class LineWriter: @unchecked Sendable {
       let count = batch.count
       batch = []  // the values of the lines written go here, outside the lock
       let waiters: [DispatchSemaphore]
-      (waiters, batch) = lock.withLock { (queue.wrote(count), queue.take()) }
+      (waiters, batch, nap) = lines.lock.withLock {
+        let waiters = lines.queue.wrote(count)
+        let taken = lines.queue.take()
+        return (waiters, taken.batch, taken.nap)
+      }
       for waiter in waiters { waiter.signal() }
+    }
+    if let nap { Self.schedule(nap, of: lines, writer: self, on: writer) }
+  }
+
+  /// Runs the check of a linger on `queue` after its nap, and the next, until one says to drain
+  /// (then `writer`, if it is still there, drains) or the linger is over. Holds `lines`, and
+  /// `writer` weakly: a check of a linger that ``settle()`` ended never touches the writer.
+  private static func schedule(
+    _ nap: LineQueue.Nap, of lines: Lines, writer: LineWriter, on queue: DispatchQueue
+  ) {
+    queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nap.nanoseconds))) { [weak writer] in
+      switch lines.lock.withLock({ lines.queue.check(nap) }) {
+      case .nothing:
+        return
+      case .nap(let next):
+        guard let writer else {
+          // Let go without ``settle()``: on its own queue, in its output, where the drainer
+          // that called it wrote every line before it ended. Nothing can be offered now.
+          _ = lines.lock.withLock { lines.queue.endLinger() }
+          return
+        }
+        schedule(next, of: lines, writer: writer, on: queue)
+      case .drain:
+        // Lines came, so the log that offered them is alive, or waits in its deinit for them
+        // (``flush()`` started a drainer, and this check found none to start): so is the writer.
+        guard let writer else {
+          preconditionFailure("FluxDevtools: an ActionLog's lines were queued after its writer was let go")
+        }
+        writer.drain()
+      }
     }
   }
 
@@ -80,16 +129,20 @@ final class LineWriter: @unchecked Sendable {
         "ActionLog.flush() was called from the log's own output (directly, or through finish() or "
           + "writeFlightRecord()): it would wait for ever for the line being written")
     }
-    let waiter = lock.withLock { queue.waiter() }
+    let (waiter, startsDrainer) = lines.lock.withLock { lines.queue.waiter() }
+    if startsDrainer { writer.async { self.drain() } }
     waiter?.wait()
   }
 
   /// Returns once the drainer that wrote the lines flushed before the call has let go of this
   /// writer, and so of its output: `writer` is a serial queue, and libdispatch releases a block
   /// it ran before it runs the next. A log let go calls it after ``flush()``, so that its file is
-  /// closed, and free for another log, when the log is gone.
+  /// closed, and free for another log, when the log is gone. Ends a linger, so that no check
+  /// that comes later holds the writer.
   func settle() {
     guard isInItsProcess else { return }
+    let startsDrainer = lines.lock.withLock { lines.queue.endLinger() }
+    if startsDrainer { writer.async { self.drain() } }
     writer.sync {}
   }
 
