@@ -28,17 +28,22 @@ import Foundation
 /// > only queues what the line needs, as values (the action, the snapshot, the time, the label,
 /// > the outcome): about a microsecond, whatever the state's size (see the benchmarks). The
 /// > log's own queue encodes the lines and writes them, one at a time, whole, in the order their
-/// > actions ended, so `dispatch` returns before its line is out. At most `queueLimit` lines wait
+/// > actions ended, so `dispatch` returns before its line is out. When the queue runs out of
+/// > lines it lingers for a second, looking for more after naps of up to 20 ms: a line that comes
+/// > then waits for the next look, without waking a thread; the first line after a second
+/// > without any wakes the queue's thread, which costs its committing thread tens of
+/// > microseconds. At most `queueLimit` lines wait
 /// > (``init(output:fields:queueLimit:)``); the lines of actions that end while that many wait
 /// > are dropped, and one line says how many, and when, in their place. The log holds no lock
 /// > while it calls the output, which may dispatch to a store that logs here too. An action
 /// > that cannot be encoded is written as an `error` line instead.
 ///
-/// Lines still on the log's queue are lost if the process exits first: call ``flush()`` before
-/// it does, or ``finish()``; a log that is let go waits for its lines. A file output appends each
-/// line at its path as it is written, so after ``flush()`` a reader finds every line there, and a
-/// process that ends without ``finish()`` (or crashes) leaves them there too; ``finish()`` writes
-/// the file to the disk, closes it, and reports a write that failed.
+/// Lines still on the log's queue are lost if the process exits first (or crashes: up to 20 ms of
+/// lines when the log was idle): call ``flush()`` before it exits, or ``finish()``; a log that is
+/// let go waits for its lines. A file output appends each line at its path as it is written, so
+/// after ``flush()`` a reader finds every line there, and a process that ends without
+/// ``finish()`` (or crashes) leaves them there too; ``finish()`` writes the file to the disk,
+/// closes it, and reports a write that failed.
 ///
 /// A log writes more for a viewer when asked: the line's number, the middleware that held or
 /// cancelled the action, the global dispatch it came from (``Fields``), and the state after each

@@ -1,9 +1,10 @@
 import Dispatch
 import FluxCore
-@testable import FluxDevtools
 import FluxTesting
 import Foundation
 import Testing
+
+@testable import FluxDevtools
 
 /// A drainer that runs out of lines lingers: a line offered soon after only joins the queue, and
 /// a check after a nap writes it (``LineQueue``).

@@ -14,7 +14,9 @@ import FluxDevtools
 /// written the line before it, the wait untimed: no earlier snapshot holds the items' buffer, so
 /// nothing is copied, and the log's drainer lingers), which is what an app whose actions come
 /// slower than the log writes them sees. `count` is measured paced too, and after the log has
-/// been idle (a pause of 1.2 s, past the drainer's linger, so that each line wakes a thread).
+/// been idle (a pause of 1.2 s, past the drainer's linger, so that each line wakes a thread), and
+/// paced without a log, for comparison: a thread that wakes from a pause finds its caches cold,
+/// the colder the busier the machine.
 enum LogCurve {
   static let sizes = [10, 100, 1_000, 10_000, 100_000]
 
@@ -25,11 +27,11 @@ enum LogCurve {
           ? arguments[arguments.index(after: index)].split(separator: ",").compactMap { Int($0) } : nil
       } ?? Self.sizes
     print(
-      "| items | actions | commit-thread ns/action (count) | (touch) | (touch, paced) | (count, paced) | (count, after idle) "
+      "| items | actions | commit-thread ns/action (count) | (touch) | (touch, paced) | (count, paced) | (count, paced, no log) | (count, after idle) "
         + "| end-to-end ns/action (count) "
         + "| (touch) | lines/s end to end (count) | bytes/line |"
     )
-    print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for size in sizes where size > 0 && size <= 1_000_000 {
       let actions = max(20, min(20_000, 4_000_000 / size))
       let count = measure(items: size, actions: actions, touch: false)
@@ -37,9 +39,10 @@ enum LogCurve {
       let pacedActions = max(20, min(500, 400_000 / size))
       let paced = measurePaced(items: size, actions: pacedActions, touch: true)
       let pacedCount = measurePaced(items: size, actions: pacedActions, touch: false)
-      let idle = measure(items: size, actions: 4, touch: false, rounds: 1, pause: 1.2).committing
+      let unlogged = measurePaced(items: size, actions: pacedActions, touch: false, logged: false)
+      let idle = measure(items: size, actions: 4, touch: false, rounds: 1, pause: 1.2)
       print(
-        "| \(size) | \(actions) | \(format(count.committing)) | \(format(touch.committing)) | \(format(paced)) | \(format(pacedCount)) | \(format(idle)) "
+        "| \(size) | \(actions) | \(format(count.committing)) | \(format(touch.committing)) | \(paced) | \(pacedCount) | \(unlogged) | \(format(idle.median)) (\(format(idle.committing))) "
           + "| \(format(count.endToEnd)) "
           + "| \(format(touch.endToEnd)) | \(format(1e9 / count.endToEnd)) | \(count.bytesPerLine) |")
     }
@@ -51,17 +54,21 @@ enum LogCurve {
   }
 
   /// Nanoseconds per action on the committing thread, each dispatched 1 ms after the log has
-  /// written every earlier line (not timed): the best of three rounds.
-  static func measurePaced(items: Int, actions: Int, touch: Bool) -> Double {
-    measure(items: items, actions: actions, touch: touch, pause: 0.001).committing
+  /// written every earlier line (not timed): the median, and the mean in brackets, the best of
+  /// three rounds.
+  static func measurePaced(items: Int, actions: Int, touch: Bool, logged: Bool = true) -> String {
+    let result = measure(items: items, actions: actions, touch: touch, pause: 0.001, logged: logged)
+    return "\(format(result.median)) (\(format(result.committing)))"
   }
 
   /// Nanoseconds per action on the committing thread and end to end, the best of `rounds`.
-  static func measure(items: Int, actions: Int, touch: Bool, rounds: Int = 3, pause: Double? = nil) -> (
-    committing: Double, endToEnd: Double, bytesPerLine: Int
+  static func measure(
+    items: Int, actions: Int, touch: Bool, rounds: Int = 3, pause: Double? = nil, logged: Bool = true
+  ) -> (
+    committing: Double, median: Double, endToEnd: Double, bytesPerLine: Int
   ) {
     LoggedBurst.measure(
-      rounds: rounds, actions: actions, pause: pause, label: "items", snapshots: .snapshot,
+      rounds: rounds, actions: actions, pause: pause, logged: logged, label: "items", snapshots: .snapshot,
       makeStore: { ItemsState(items: items) }, mutations: ItemsMutations(),
       action: { touch ? .touch($0 % items) : .count })
   }

@@ -12,12 +12,16 @@ enum LoggedBurst {
   /// log has written every earlier line (seen at its output, without `flush()`, which would
   /// start the drainer itself), and then `pause` seconds later, and only the dispatches count:
   /// a pause of a millisecond finds the log's drainer lingering, one past its linger (1 s)
-  /// finds it idle.
+  /// finds it idle. Paced, `median` is the median of the actions' times (the best of the
+  /// rounds'): a dispatch that another process preempts adds milliseconds to the mean. Without
+  /// `logged`, the store has no log (and nothing to wait for): the same dispatches, for
+  /// comparison.
   static func measure<Value: State>(
-    rounds: Int, actions: Int, pause: Double? = nil, label: String, snapshots: StateSnapshots<Value>,
+    rounds: Int, actions: Int, pause: Double? = nil, logged: Bool = true, label: String,
+    snapshots: StateSnapshots<Value>,
     makeStore: () -> Value, mutations: Value.Mutations, action: (Int) -> Value.Action
-  ) -> (committing: Double, endToEnd: Double, bytesPerLine: Int) where Value.Action: Encodable {
-    var best = (committing: Double.infinity, endToEnd: Double.infinity, bytesPerLine: 0)
+  ) -> (committing: Double, median: Double, endToEnd: Double, bytesPerLine: Int) where Value.Action: Encodable {
+    var best = (committing: Double.infinity, median: Double.infinity, endToEnd: Double.infinity, bytesPerLine: 0)
     for _ in 0..<rounds {
       let written = Tally()
       let lines = LineCount()
@@ -28,18 +32,21 @@ enum LoggedBurst {
         }, fields: .all, queueLimit: actions + 1)
       let store = Store<Value>(
         state: makeStore(), mutations: mutations, executor: .immediate,
-        middlewares: [log.middleware(label: label, snapshots: snapshots)])
+        middlewares: logged ? [log.middleware(label: label, snapshots: snapshots)] : [])
       var dispatching: UInt64 = 0
+      var each: [UInt64] = []
       let start = DispatchTime.now().uptimeNanoseconds
       if let pause {
         for index in 0..<actions {
           // The drainer lets go of a batch's lines right after it writes them: no snapshot
           // holds the state's buffers by the end of the pause.
-          lines.wait(for: index)
+          if logged { lines.wait(for: index) }
           Thread.sleep(forTimeInterval: pause)
           let dispatched = DispatchTime.now().uptimeNanoseconds
           store.actions.dispatch(action: action(index))
-          dispatching += DispatchTime.now().uptimeNanoseconds - dispatched
+          let took = DispatchTime.now().uptimeNanoseconds - dispatched
+          dispatching += took
+          each.append(took)
         }
       } else {
         for index in 0..<actions { store.actions.dispatch(action: action(index)) }
@@ -48,8 +55,10 @@ enum LoggedBurst {
       log.flush()
       let end = DispatchTime.now().uptimeNanoseconds
       best.committing = min(best.committing, Double(dispatching) / Double(actions))
+      if !each.isEmpty { best.median = min(best.median, Double(each.sorted()[each.count / 2])) }
       best.endToEnd = min(best.endToEnd, Double(end - start) / Double(actions))
       best.bytesPerLine = written.total / actions
+      withExtendedLifetime(log) {}
       written.free()
       withExtendedLifetime(store) {}
     }

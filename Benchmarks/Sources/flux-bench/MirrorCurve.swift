@@ -40,9 +40,10 @@ enum MirrorCurve {
   static func measure(items: Int, actions: Int, rounds: Int) -> (
     committing: Double, endToEnd: Double, bytesPerLine: Int
   ) {
-    LoggedBurst.measure(
+    let result = LoggedBurst.measure(
       rounds: rounds, actions: actions, label: "shelf", snapshots: .mirror,
       makeStore: { ShelfState(items: items) }, mutations: ShelfMutations(), action: { .touch($0) })
+    return (result.committing, result.endToEnd, result.bytesPerLine)
   }
 }
 
