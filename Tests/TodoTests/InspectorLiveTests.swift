@@ -77,6 +77,36 @@ struct InspectorLiveTests {
     #expect(todo.errors.contains("Flux: the connection to the inspector at 127.0.0.1:\(port) ended"), "\(todo.errors)")
   }
 
+  @Test(
+    "a list dropped and made again under its name is steered on its own actions: a skip of its one action leaves it empty"
+  )
+  func listMadeAgainIsSteeredOnItsOwnActions() throws {
+    let inspector = try LiveInspector()
+    let folder = try Faults.temporaryFolder("live-again")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let todo = try LiveTodo(in: folder, environment: ["FLUX_INSPECTOR": "127.0.0.1:\(inspector.port)"])
+    todo.send("new Groceries\n")
+    #expect(inspector.waitUntil { !inspector.lines.isEmpty })
+    // The log's queue is idle a while: the lines of the commands that follow may wait there.
+    usleep(100_000)
+    todo.send("add Milk\nuse Inbox\ndrop Groceries\nnew Groceries\nadd Tea\n")
+    func tea() -> Int? {
+      inspector.lines.first { _, line in
+        line["store"] as? String == "list:Groceries" && "\(line["action"] ?? "")".contains("Tea")
+      }?.key
+    }
+    #expect(inspector.waitUntil { tea() != nil })
+    let at = try #require(tea())
+    let skip = inspector.command("\"store\":\"list:Groceries\",\"command\":\"skip\",\"at\":\(at)")
+    #expect(skip?["ok"] as? Bool == true, "\(skip ?? [:])")
+    #expect(todo.waitForOutput("Inspector: skipped #\(at) of list:Groceries\n"))
+    todo.send("show\n")
+    #expect(todo.finish() == 0)
+    let shown = try #require(todo.printedToTheEnd.components(separatedBy: "Groceries> show\n").last)
+    #expect(!shown.contains("Tea"), "the skip left its action:\n\(shown)")
+    #expect(!shown.contains("Milk"), "the list made again took the dropped one's Milk:\n\(shown)")
+  }
+
   @Test("without FLUX_INSPECTOR nothing is attempted; a malformed one is said once and ignored")
   func notConfigured() throws {
     let inspector = try LiveInspector()
@@ -143,6 +173,11 @@ private final class LiveTodo: @unchecked Sendable {
     try? input.fileHandleForWriting.close()
     process.waitUntilExit()
     return process.terminationStatus
+  }
+
+  /// All it printed, once it ended.
+  var printedToTheEnd: String {
+    seen + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
   }
 
   /// What it wrote to standard error, once it ended.
