@@ -169,6 +169,10 @@ final class InspectorEcho {
   var prompts = false
 
   func show(_ command: InspectorConnection.Command) {
+    // The log of --record writes on its own queue: the line of the command's commit is in it
+    // before the terminal shows the command, as for a command typed, so a kill right after
+    // leaves it there.
+    board?.log?.flush()
     guard command.succeeded else {
       Terminal.error("Inspector: \(command.name) was not done: \(command.outcome)")
       return

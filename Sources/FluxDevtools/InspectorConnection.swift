@@ -160,7 +160,9 @@ public final class InspectorConnection: Sendable {
   /// Call it before the store commits its first action: the state the store has now is where the
   /// work of a skip or of the present may start. The connection holds the store weakly: when it is
   /// freed, the inspector is told it is gone. A store offered again under the same label takes
-  /// the place of the first.
+  /// the place of the first: the store's timeline starts after the lines of every action that
+  /// ended before the call (it waits for them, as ``ActionLog/flush()`` does), so none of the
+  /// first store's lines is in it, even one still on the log's queue.
   ///
   /// What a command needs: the state's ``Snapshotting/restore(_:)`` action, by which the store
   /// takes a state (committed like any action, through its middleware); `Codable` actions, to read
@@ -177,6 +179,9 @@ public final class InspectorConnection: Sendable {
   public func steer<State: Snapshotting>(
     _ store: Store<State>, label: String, mutations: State.Mutations, scratch: @escaping @Sendable () -> State
   ) where State.Action: Codable {
+    // The log writes on its own queue, and a line may wait there a while: the lines of the actions
+    // that ended before are numbered first, so that the timeline starts after them.
+    log.flush()
     registry.offer(
       SteeredStore(store, label: label, mutations: mutations, makeState: scratch, start: engine.lineCount))
   }

@@ -223,6 +223,41 @@ struct InspectorSteeringTests {
     #expect(stores[1]["steerable"] as? Bool == false)
   }
 
+  @Test(
+    "a store steered in the place of another has a timeline of its own: the lines the first wrote before it are not in it, even those still on their way"
+  )
+  func storeSteeredAgainStartsAfterTheLinesBeforeIt() throws {
+    let app = try SteeredCounter()
+    defer { app.connection.close() }
+    for round in 1...5 {
+      let first = Store<CounterState>(
+        state: .init(), mutations: .init(), executor: .immediate,
+        middlewares: [app.connection.log.middleware(label: "counter", snapshots: .snapshot)])
+      app.connection.steer(first, label: "counter", mutations: .init(), scratch: { CounterState() })
+      first.actions.dispatch(action: .add(1))
+      app.connection.log.flush()
+      // The log's queue is idle a while: the line of the next action may wait there for it.
+      usleep(100_000)
+      first.actions.dispatch(action: .add(5))
+      let second = Store<CounterState>(
+        state: .init(), mutations: .init(), executor: .immediate,
+        middlewares: [app.connection.log.middleware(label: "counter", snapshots: .snapshot)])
+      app.connection.steer(second, label: "counter", mutations: .init(), scratch: { CounterState() })
+      second.actions.dispatch(action: .add(1))
+      app.connection.log.flush()
+      let last = app.connection.statistics.linesWritten - 1
+      app.waitForLines(last + 1)
+      #expect(app.inspector.lines[last]?["state"] as? Int == 1, "round \(round)")
+      // Without its one action, the second store is as it was when it was steered: empty.
+      let skipped = try app.command("skip", "\"at\":\(last)")
+      #expect(skipped["ok"] as? Bool == true, "round \(round): \(skipped)")
+      #expect(
+        second.computed.count.value == 0, "round \(round): skipping its only action left \(second.computed.count.value)"
+      )
+      withExtendedLifetime(first) {}
+    }
+  }
+
   @Test("every command gets exactly one ack, many at once from the inspector")
   func oneAckEach() throws {
     let app = try SteeredCounter()

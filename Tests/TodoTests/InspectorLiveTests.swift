@@ -77,6 +77,61 @@ struct InspectorLiveTests {
     #expect(todo.errors.contains("Flux: the connection to the inspector at 127.0.0.1:\(port) ended"), "\(todo.errors)")
   }
 
+  @Test(
+    "a list dropped and made again under its name is steered on its own actions: a skip of its one action leaves it empty"
+  )
+  func listMadeAgainIsSteeredOnItsOwnActions() throws {
+    let inspector = try LiveInspector()
+    let folder = try Faults.temporaryFolder("live-again")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let todo = try LiveTodo(in: folder, environment: ["FLUX_INSPECTOR": "127.0.0.1:\(inspector.port)"])
+    todo.send("new Groceries\n")
+    #expect(inspector.waitUntil { !inspector.lines.isEmpty })
+    // The log's queue is idle a while: the lines of the commands that follow may wait there.
+    usleep(100_000)
+    todo.send("add Milk\nuse Inbox\ndrop Groceries\nnew Groceries\nadd Tea\n")
+    func tea() -> Int? {
+      inspector.lines.first { _, line in
+        line["store"] as? String == "list:Groceries" && "\(line["action"] ?? "")".contains("Tea")
+      }?.key
+    }
+    #expect(inspector.waitUntil { tea() != nil })
+    let at = try #require(tea())
+    let skip = inspector.command("\"store\":\"list:Groceries\",\"command\":\"skip\",\"at\":\(at)")
+    #expect(skip?["ok"] as? Bool == true, "\(skip ?? [:])")
+    #expect(todo.waitForOutput("Inspector: skipped #\(at) of list:Groceries\n"))
+    todo.send("show\n")
+    #expect(todo.finish() == 0)
+    let shown = try #require(todo.printedToTheEnd.components(separatedBy: "Groceries> show\n").last)
+    #expect(!shown.contains("Tea"), "the skip left its action:\n\(shown)")
+    #expect(!shown.contains("Milk"), "the list made again took the dropped one's Milk:\n\(shown)")
+  }
+
+  @Test(
+    "rule 17: with --record, what todo prints of a command of the inspector is in the log first: a kill -9 right after it leaves its line there"
+  )
+  func inv17_inspectorCommandIsRecordedBeforeItIsPrinted() throws {
+    let inspector = try LiveInspector()
+    let folder = try Faults.temporaryFolder("live-record")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let todo = try LiveTodo(
+      in: folder, arguments: ["--record", "s.jsonl"], environment: ["FLUX_INSPECTOR": "127.0.0.1:\(inspector.port)"])
+    todo.send("add Milk\nadd Eggs\n")
+    #expect(inspector.waitUntil { inspector.lines.count == 2 })
+    for round in 0..<3 {
+      // The logs' queues are idle a while: the line of the command's commit may wait there.
+      usleep(100_000)
+      let jump = inspector.command("\"store\":\"list:Inbox\",\"command\":\"jump\",\"to\":\(round % 2)")
+      #expect(jump?["ok"] as? Bool == true, "\(jump ?? [:])")
+      #expect(todo.waitForOutput("Inspector: jumped list:Inbox to after #\(round % 2)\n"))
+    }
+    todo.killWithSIGKILL()
+    let text = try String(contentsOf: folder.appendingPathComponent("s.jsonl"), encoding: .utf8)
+    let lines = text.split(separator: "\n")
+    #expect(lines.count == 5, "\(text)")
+    #expect(lines.filter { $0.contains("\"restore\"") }.count == 3, "\(text)")
+  }
+
   @Test("without FLUX_INSPECTOR nothing is attempted; a malformed one is said once and ignored")
   func notConfigured() throws {
     let inspector = try LiveInspector()
@@ -105,8 +160,9 @@ private final class LiveTodo: @unchecked Sendable {
   private var seen = ""
   private let collected = Collected()
 
-  init(in folder: URL, environment: [String: String]) throws {
+  init(in folder: URL, arguments: [String] = [], environment: [String: String]) throws {
     process.executableURL = Faults.todo
+    process.arguments = arguments
     process.currentDirectoryURL = folder
     process.environment = ProcessInfo.processInfo.environment.merging(
       ["ASAN_OPTIONS": "detect_leaks=0", "SWIFT_BACKTRACE": "enable=no"]
@@ -143,6 +199,17 @@ private final class LiveTodo: @unchecked Sendable {
     try? input.fileHandleForWriting.close()
     process.waitUntilExit()
     return process.terminationStatus
+  }
+
+  /// Kills it with -9, and waits for it to end.
+  func killWithSIGKILL() {
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+
+  /// All it printed, once it ended.
+  var printedToTheEnd: String {
+    seen + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
   }
 
   /// What it wrote to standard error, once it ended.
