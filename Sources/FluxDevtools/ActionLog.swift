@@ -29,17 +29,18 @@ import Foundation
 /// > the outcome): about a microsecond, whatever the state's size (see the benchmarks). The
 /// > log's own queue encodes the lines and writes them, one at a time, whole, in the order their
 /// > actions ended, so `dispatch` returns before its line is out. When the queue runs out of
-/// > lines it lingers for a second, looking for more after naps of up to 20 ms: a line that comes
-/// > then waits for the next look, without waking a thread; the first line after a second
-/// > without any wakes the queue's thread, which costs its committing thread tens of
-/// > microseconds. At most `queueLimit` lines wait
+/// > lines it lingers, looking for more after naps of 0.5 to 16 ms, 31.5 ms in all: a line that
+/// > comes then waits for the next look, without waking a thread. The first line after the
+/// > linger wakes the queue's thread, which costs its committing thread several microseconds,
+/// > tens after a pause; lingers that find nothing grow shorter, down to none, so that an app
+/// > whose actions come seldom does not pay for them. At most `queueLimit` lines wait
 /// > (``init(output:fields:queueLimit:)``); the lines of actions that end while that many wait
 /// > are dropped, and one line says how many, and when, in their place. The log holds no lock
 /// > while it calls the output, which may dispatch to a store that logs here too. An action
 /// > that cannot be encoded is written as an `error` line instead.
 ///
-/// Lines still on the log's queue are lost if the process exits first (or crashes: up to 20 ms of
-/// lines when the log was idle): call ``flush()`` before it exits, or ``finish()``; a log that is
+/// Lines still on the log's queue are lost if the process exits first (or crashes: up to 16 ms of
+/// lines when the log lingered): call ``flush()`` before it exits, or ``finish()``; a log that is
 /// let go waits for its lines. A file output appends each line at its path as it is written, so
 /// after ``flush()`` a reader finds every line there, and a process that ends without
 /// ``finish()`` (or crashes) leaves them there too; ``finish()`` writes the file to the disk,
@@ -190,8 +191,10 @@ public final class ActionLog: Sendable {
     self.output = output
     self.fields = fields
     self.marks = nil
+    // No linger: a recorder's lines come with the flush that writes them.
     self.writer = LineWriter(
-      output: output, numbersLines: fields.contains(.sequence), limit: max(capacity, Self.defaultQueueLimit))
+      output: output, numbersLines: fields.contains(.sequence), limit: max(capacity, Self.defaultQueueLimit),
+      lingers: false)
     self.recorder = FlightRecorder(capacity: capacity, path: output.filePath)
     FlightRecorders.add(self)
   }

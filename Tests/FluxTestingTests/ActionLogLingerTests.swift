@@ -16,58 +16,87 @@ struct ActionLogLingerTests {
   func lineOfferedWhileLingeringWakesNoThread() {
     var queue = LineQueue(limit: 100)
     #expect(queue.offer(StubLine(), at: Date()) == true, "the first line to an idle queue starts a drainer")
-    let taken = queue.take()
+    let taken = queue.take(at: Date())
     #expect(taken.batch.count == 1 && taken.nap == nil)
     _ = queue.wrote(1)
-    let nap = try! #require(queue.take().nap)
+    let nap = try! #require(queue.take(at: Date()).nap)
     #expect(nap.nanoseconds == LineQueue.Linger.firstNap)
     #expect(queue.offer(StubLine(), at: Date()) == false, "an offer to a lingering queue started a drainer")
-    #expect(queue.check(nap) == .drain)
+    #expect(queue.check(nap, at: Date()) == .drain)
     #expect(queue.drainer == .draining)
-    #expect(queue.take().batch.count == 1)
+    #expect(queue.take(at: Date()).batch.count == 1)
   }
 
-  @Test("the naps of a linger double up to the longest, add up to its duration, then the queue is idle")
-  func napsDoubleThenTheQueueIsIdle() {
+  @Test(
+    "the naps of a linger double; one that catches nothing halves the next, and a line soon after idle gives all back")
+  func lingersAdaptToHowLinesCome() {
     var queue = LineQueue(limit: 10)
-    var nap = try! #require(queue.take().nap)
-    var naps = [nap.nanoseconds]
-    while case .nap(let next) = queue.check(nap) {
-      #expect(next.generation == nap.generation)
-      nap = next
-      naps.append(next.nanoseconds)
+    /// The naps of a linger that catches nothing.
+    func emptyLinger() -> [UInt64] {
+      guard var nap = queue.take(at: Date()).nap else { return [] }
+      var naps = [nap.nanoseconds]
+      while case .nap(let next) = queue.check(nap, at: Date()) {
+        #expect(next.generation == nap.generation)
+        nap = next
+        naps.append(next.nanoseconds)
+      }
+      #expect(queue.drainer == .idle)
+      return naps
     }
+    let whole = emptyLinger()
+    #expect(whole == [500_000, 1_000_000, 2_000_000, 4_000_000, 8_000_000, 16_000_000])
+    #expect(Double(whole.reduce(0, +)) / 1e9 == LineQueue.Linger.span)
+    #expect(emptyLinger().count == 3)
+    #expect(emptyLinger().count == 1)
+    #expect(emptyLinger().isEmpty, "a queue whose lingers caught nothing still lingers")
     #expect(queue.drainer == .idle)
-    #expect(Array(naps.prefix(3)) == [100_000, 200_000, 400_000])
-    #expect(naps.max() == LineQueue.Linger.longestNap)
-    #expect(naps.reduce(0, +) >= LineQueue.Linger.duration)
-    #expect(naps.dropLast().reduce(0, +) < LineQueue.Linger.duration)
-    #expect(queue.offer(StubLine(), at: Date()) == true, "an idle queue's first line started no drainer")
+    // A line a second after the queue went idle: a linger would not have caught it.
+    #expect(queue.offer(StubLine(), at: Date().addingTimeInterval(1)) == true)
+    _ = queue.take(at: Date())
+    _ = queue.wrote(1)
+    #expect(emptyLinger().isEmpty)
+    // A line right after: a whole linger would have.
+    #expect(queue.offer(StubLine(), at: Date()) == true)
+    #expect(queue.lingerChecks == LineQueue.Linger.mostChecks)
+    _ = queue.take(at: Date())
+    _ = queue.wrote(1)
+    #expect(emptyLinger().count == LineQueue.Linger.mostChecks)
+  }
+
+  @Test("a flight recorder's queue never lingers: its lines come with the flush that writes them")
+  func flightRecorderQueueNeverLingers() {
+    var queue = LineQueue(limit: 10, lingers: false)
+    #expect(queue.take(at: Date()).nap == nil)
+    #expect(queue.drainer == .idle)
+    #expect(queue.offer(StubLine(), at: Date()) == true)
+    #expect(queue.lingerChecks == 0)
   }
 
   @Test("a check of an ended linger does nothing, in the linger after it too")
   func checkOfAnEndedLingerDoesNothing() {
     var queue = LineQueue(limit: 10)
-    let first = try! #require(queue.take().nap)
+    let first = try! #require(queue.take(at: Date()).nap)
     #expect(queue.endLinger() == false)
     #expect(queue.drainer == .idle)
-    #expect(queue.check(first) == .nothing)
+    #expect(queue.check(first, at: Date()) == .nothing)
     #expect(queue.offer(StubLine(), at: Date()) == true)
-    _ = queue.take()
+    _ = queue.take(at: Date())
     _ = queue.wrote(1)
-    let second = try! #require(queue.take().nap)
+    let second = try! #require(queue.take(at: Date()).nap)
     #expect(second.generation != first.generation)
     #expect(queue.offer(StubLine(), at: Date()) == false)
-    #expect(queue.check(first) == .nothing, "a check of the first linger drained the second's line")
-    #expect(queue.drainer == .lingering(generation: second.generation, nap: second.nanoseconds, napped: 0))
-    #expect(queue.check(second) == .drain)
+    #expect(queue.check(first, at: Date()) == .nothing, "a check of the first linger drained the second's line")
+    #expect(
+      queue.drainer
+        == .lingering(generation: second.generation, nap: second.nanoseconds, left: LineQueue.Linger.mostChecks - 1))
+    #expect(queue.check(second, at: Date()) == .drain)
   }
 
-  @Test("lines that pile up during a nap start the drainer at half the limit, before the queue is full")
+  @Test("lines that pile up during a nap start the drainer at a quarter of the limit, before the queue is full")
   func pileDuringANapStartsTheDrainer() {
-    for (limit, wake) in [(1, 1), (2, 1), (3, 1), (100, 50), (100_000, 256)] {
+    for (limit, wake) in [(1, 1), (2, 1), (3, 1), (4, 1), (8, 2), (100, 25), (100_000, 256)] {
       var queue = LineQueue(limit: limit)
-      _ = queue.take()
+      _ = queue.take(at: Date())
       #expect(queue.wakeCount == wake)
       for index in 1..<wake {
         #expect(queue.offer(StubLine(), at: Date()) == false, "line \(index) of \(limit)")
@@ -80,7 +109,7 @@ struct ActionLogLingerTests {
   @Test("flush() and the end of a linger start the drainer for lines queued during a nap, and only then")
   func flushDuringANapStartsTheDrainer() {
     var queue = LineQueue(limit: 100)
-    _ = queue.take()
+    _ = queue.take(at: Date())
     #expect(queue.waiter().semaphore == nil, "nothing to wait for")
     #expect(queue.drainer != .draining)
     _ = queue.offer(StubLine(), at: Date())
@@ -88,7 +117,7 @@ struct ActionLogLingerTests {
     #expect(waiter.semaphore != nil && waiter.startsDrainer)
     #expect(queue.waiter().startsDrainer == false, "a second waiter started a second drainer")
     var other = LineQueue(limit: 100)
-    _ = other.take()
+    _ = other.take(at: Date())
     _ = other.offer(StubLine(), at: Date())
     #expect(other.endLinger() == true)
     #expect(other.endLinger() == false)
@@ -106,7 +135,7 @@ struct ActionLogLingerTests {
     try #require(Self.wait { lines.all.count == 1 })
     store.actions.dispatch(action: .add(2))  // the drainer lingers now
     try #require(Self.wait { lines.all.count == 2 }, "a line offered while the log lingered was not written")
-    Thread.sleep(forTimeInterval: Double(LineQueue.Linger.duration) / 1e9 + 0.2)
+    Thread.sleep(forTimeInterval: LineQueue.Linger.span + 0.2)
     store.actions.dispatch(action: .add(3))  // the queue is idle again
     try #require(Self.wait { lines.all.count == 3 }, "a line offered after the linger was not written")
     #expect(lines.all.compactMap(Self.amount) == [1, 2, 3])

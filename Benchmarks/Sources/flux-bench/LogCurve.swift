@@ -14,7 +14,8 @@ import FluxDevtools
 /// written the line before it, the wait untimed: no earlier snapshot holds the items' buffer, so
 /// nothing is copied, and the log's drainer lingers), which is what an app whose actions come
 /// slower than the log writes them sees. `count` is measured paced too, and after the log has
-/// been idle (a pause of 1.2 s, past the drainer's linger, so that each line wakes a thread), and
+/// been idle (a pause of 1.2 s, past the drainer's linger, so that each line wakes a thread; its lingers,
+/// finding nothing, soon stop), and
 /// paced without a log, for comparison: a thread that wakes from a pause finds its caches cold,
 /// the colder the busier the machine.
 enum LogCurve {

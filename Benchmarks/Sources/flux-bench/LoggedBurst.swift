@@ -11,8 +11,8 @@ enum LoggedBurst {
   /// with a store of its own from `makeStore`. With `pause`, each action is dispatched once the
   /// log has written every earlier line (seen at its output, without `flush()`, which would
   /// start the drainer itself), and then `pause` seconds later, and only the dispatches count:
-  /// a pause of a millisecond finds the log's drainer lingering, one past its linger (1 s)
-  /// finds it idle. Paced, `median` is the median of the actions' times (the best of the
+  /// a pause of a millisecond finds the log's drainer lingering, one past its linger (31.5 ms at
+  /// most) finds it idle. Paced, `median` is the median of the actions' times (the best of the
   /// rounds'): a dispatch that another process preempts adds milliseconds to the mean. Without
   /// `logged`, the store has no log (and nothing to wait for): the same dispatches, for
   /// comparison.

@@ -14,15 +14,21 @@ import Foundation
 ///
 /// States (``Drainer``):
 /// - idle: nothing queued, no drainer. The first line offered starts one (the caller wakes a
-///   thread: several microseconds).
+///   thread: several microseconds, tens after a pause).
 /// - draining: a drainer runs, or was started; lines offered now only join the queue.
-/// - lingering: a take found nothing, and the drainer ended, but a check comes after a nap
-///   (``check(_:)``), nap after nap, each twice as long as the one before up to
-///   ``Linger/longestNap``, until they add up to ``Linger/duration``. A line offered now only
-///   joins the queue (no thread is woken: a fraction of a microsecond), and the next check
-///   starts the drainer; so does ``waiter()``, and an offer that finds ``wakeCount`` lines
-///   queued. When the naps are over and nothing came, idle. Each linger has a generation of its
-///   own, so a check of an earlier one does nothing.
+/// - lingering: a take found nothing, and the drainer ended, but checks come after naps
+///   (``check(_:at:)``), each twice as long as the one before, at most ``lingerChecks`` of them
+///   (``Linger``). A line offered now only joins the queue (no thread is woken: a fraction of a
+///   microsecond), and the next check starts the drainer; so do ``waiter()``, and an offer that
+///   finds ``wakeCount`` lines queued. When the checks are over and nothing came, idle. Each
+///   linger has a generation of its own, so a check of an earlier one does nothing.
+///
+/// A check wakes the log's thread as an offer to an idle queue would, so a linger pays only when
+/// lines come while it lasts. How many checks it may take adapts: a linger that ends with nothing
+/// halves them for the next (down to none: the queue goes idle as soon as it runs out), and a line
+/// offered to an idle queue within what a whole linger covers gives them all back. Actions that
+/// come often are caught by lingers; actions a second apart soon wake the thread each, and lingers
+/// cost them nothing.
 ///
 /// Waiters of ``flush()`` wait for the count of lines accepted when they came; a dropped run
 /// counts as one line from its first drop, written with the batch that holds it.
@@ -38,9 +44,9 @@ struct LineQueue {
   enum Drainer: Equatable {
     case idle
     case draining
-    /// Waiting for a check of `generation`, after a nap of `nap` nanoseconds, having napped
-    /// `napped` nanoseconds before it.
-    case lingering(generation: UInt64, nap: UInt64, napped: UInt64)
+    /// Waiting for a check of `generation`, after a nap of `nap` nanoseconds; `left` checks
+    /// come after it.
+    case lingering(generation: UInt64, nap: UInt64, left: Int)
   }
 
   /// The nap before a check: the log's queue runs ``check(_:)`` with `generation` after
@@ -62,22 +68,28 @@ struct LineQueue {
 
   /// How long a drainer lingers: the naps that follow the take that found nothing.
   enum Linger {
-    /// The first nap: 100 µs.
-    static let firstNap: UInt64 = 100_000
-    /// The longest nap, and so the longest a line offered to a lingering queue waits before
-    /// its write starts: 20 ms.
-    static let longestNap: UInt64 = 20_000_000
-    /// How long the naps add up to before the queue goes idle: 1 s (57 checks). Waking a
-    /// thread costs a committing thread tens of microseconds after a pause (`log-curve`, "after
-    /// idle"): so an app pays it at most once a second, however its actions come.
-    static let duration: UInt64 = 1_000_000_000
+    /// The first nap: 500 µs.
+    static let firstNap: UInt64 = 500_000
+    /// The most checks of a linger: after naps of 0.5, 1, 2, 4, 8 and 16 ms, 31.5 ms in all. The
+    /// last nap is the longest a line offered to a lingering queue waits before its write starts.
+    static let mostChecks = 6
+    /// What a linger of ``mostChecks`` covers: an offer to an idle queue that comes sooner after
+    /// the queue went idle gives a linger all its checks back.
+    static let span: TimeInterval = 0.0315
   }
 
   /// The most lines that wait; more are dropped.
   let limit: Int
-  /// How many queued lines make an offer to a lingering queue start the drainer at once: half
-  /// the limit, at most 256, so that a burst that begins during a nap is not dropped.
+  /// How many queued lines make an offer to a lingering queue start the drainer at once: a
+  /// quarter of the limit, at most 256, so that a burst that begins during a nap is not dropped.
   let wakeCount: Int
+  /// Whether the queue lingers at all: not for a flight recorder, whose lines come with the
+  /// ``waiter()`` that writes them.
+  let lingers: Bool
+  /// How many checks the next linger may take: adapts (see above).
+  private(set) var lingerChecks: Int
+  /// When the queue last went idle; `nil` while a drainer runs or lingers.
+  private var idleSince: Date?
   /// The lines queued, not yet taken by the drainer.
   private var entries: [Entry] = []
   /// The run of lines dropped since the queue was last full, not yet taken.
@@ -93,9 +105,11 @@ struct LineQueue {
   /// Who waits for the lines before `end` to be written, by `end`.
   private var waiters: [(end: UInt64, semaphore: DispatchSemaphore)] = []
 
-  init(limit: Int) {
+  init(limit: Int, lingers: Bool = true) {
     self.limit = max(1, limit)
-    self.wakeCount = max(1, min(256, self.limit / 2))
+    self.wakeCount = max(1, min(256, self.limit / 4))
+    self.lingers = lingers
+    self.lingerChecks = lingers ? Linger.mostChecks : 0
   }
 
   /// Offers the line of an action that ended at `date` (taken under the same lock as the offer,
@@ -118,6 +132,10 @@ struct LineQueue {
     case .draining:
       return false
     case .idle:
+      if lingers, let idleSince, date.timeIntervalSince(idleSince) < Linger.span {
+        lingerChecks = Linger.mostChecks  // a whole linger would have caught this line
+      }
+      idleSince = nil
       drainer = .draining
       return true
     case .lingering:
@@ -127,10 +145,10 @@ struct LineQueue {
     }
   }
 
-  /// The drainer takes everything queued, with the line of a dropped run at its end. An empty
-  /// batch ends the drainer, and the queue lingers: the caller schedules the check after the
-  /// nap returned.
-  mutating func take() -> (batch: [Entry], nap: Nap?) {
+  /// The drainer takes everything queued, with the line of a dropped run at its end, at `now`.
+  /// An empty batch ends the drainer, and the queue lingers (the caller schedules the check
+  /// after the nap returned), or goes idle if its lingers have no checks left.
+  mutating func take(at now: Date) -> (batch: [Entry], nap: Nap?) {
     var batch: [Entry] = []
     swap(&batch, &entries)
     if let run = dropped {
@@ -138,25 +156,32 @@ struct LineQueue {
       dropped = nil
     }
     guard batch.isEmpty else { return (batch, nil) }
+    guard lingerChecks > 0 else {
+      drainer = .idle
+      idleSince = now
+      return ([], nil)
+    }
     generation &+= 1
-    drainer = .lingering(generation: generation, nap: Linger.firstNap, napped: 0)
+    drainer = .lingering(generation: generation, nap: Linger.firstNap, left: lingerChecks - 1)
     return ([], Nap(generation: generation, nanoseconds: Linger.firstNap))
   }
 
-  /// A check of the linger `nap` names, after its nap.
-  mutating func check(_ nap: Nap) -> Next {
-    guard case .lingering(nap.generation, let length, let napped) = drainer else { return .nothing }
+  /// A check of the linger `nap` names, after its nap, at `now`.
+  mutating func check(_ nap: Nap, at now: Date) -> Next {
+    guard case .lingering(nap.generation, let length, let left) = drainer else { return .nothing }
     if !entries.isEmpty || dropped != nil {
       drainer = .draining
       return .drain
     }
-    let total = napped &+ length
-    guard total < Linger.duration else {
+    guard left > 0 else {
+      // A whole linger, for nothing: the next one takes half as many checks.
+      lingerChecks /= 2
       drainer = .idle
+      idleSince = now
       return .nothing
     }
-    let next = min(length &* 2, Linger.longestNap)
-    drainer = .lingering(generation: nap.generation, nap: next, napped: total)
+    let next = length &* 2
+    drainer = .lingering(generation: nap.generation, nap: next, left: left - 1)
     return .nap(Nap(generation: nap.generation, nanoseconds: next))
   }
 
@@ -166,6 +191,7 @@ struct LineQueue {
     guard case .lingering = drainer else { return false }
     if entries.isEmpty && dropped == nil {
       drainer = .idle
+      idleSince = nil
       return false
     }
     drainer = .draining

@@ -30,8 +30,8 @@ final class LineWriter: @unchecked Sendable {
     let lock = Lock()
     var queue: LineQueue
 
-    init(limit: Int) {
-      queue = LineQueue(limit: limit)
+    init(limit: Int, lingers: Bool) {
+      queue = LineQueue(limit: limit, lingers: lingers)
     }
   }
 
@@ -48,10 +48,12 @@ final class LineWriter: @unchecked Sendable {
   /// queue, not on the queue of another log's writer (whose output may let go of this log).
   private static let onWriter = DispatchSpecificKey<ObjectIdentifier>()
 
-  init(output: ActionLogOutput, numbersLines: Bool, limit: Int) {
+  /// A writer of `output`; one that `lingers` looks for lines a while after it runs out
+  /// (``LineQueue``).
+  init(output: ActionLogOutput, numbersLines: Bool, limit: Int, lingers: Bool = true) {
     self.output = output
     self.numbersLines = numbersLines
-    self.lines = Lines(limit: limit)
+    self.lines = Lines(limit: limit, lingers: lingers)
     writer.setSpecific(key: Self.onWriter, value: ObjectIdentifier(self))
   }
 
@@ -67,7 +69,8 @@ final class LineWriter: @unchecked Sendable {
   /// Takes what is queued, encodes it and writes it, until nothing is left; then lingers.
   private func drain() {
     let encoder = ActionLogLine<Int>.makeEncoder()
-    var (batch, nap) = lines.lock.withLock { lines.queue.take() }
+    let started = Date()
+    var (batch, nap) = lines.lock.withLock { lines.queue.take(at: started) }
     while !batch.isEmpty {
       for entry in batch {
         let sequence = numbersLines ? writtenLines &+ 1 : nil
@@ -80,9 +83,10 @@ final class LineWriter: @unchecked Sendable {
       let count = batch.count
       batch = []  // the values of the lines written go here, outside the lock
       let waiters: [DispatchSemaphore]
+      let now = Date()
       (waiters, batch, nap) = lines.lock.withLock {
         let waiters = lines.queue.wrote(count)
-        let taken = lines.queue.take()
+        let taken = lines.queue.take(at: now)
         return (waiters, taken.batch, taken.nap)
       }
       for waiter in waiters { waiter.signal() }
@@ -97,7 +101,8 @@ final class LineWriter: @unchecked Sendable {
     _ nap: LineQueue.Nap, of lines: Lines, writer: LineWriter, on queue: DispatchQueue
   ) {
     queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nap.nanoseconds))) { [weak writer] in
-      switch lines.lock.withLock({ lines.queue.check(nap) }) {
+      let now = Date()
+      switch lines.lock.withLock({ lines.queue.check(nap, at: now) }) {
       case .nothing:
         return
       case .nap(let next):
