@@ -26,7 +26,8 @@ import Foundation
 /// A check wakes the log's thread as an offer to an idle queue would, so a linger pays only when
 /// lines come while it lasts. How many checks it may take adapts: a linger that ends with nothing
 /// halves them for the next (down to none: the queue goes idle as soon as it runs out), and a line
-/// offered to an idle queue within what a whole linger covers gives them all back. Actions that
+/// offered to an idle queue within what a whole linger covers, counted from when the drainer ran
+/// out (not from the end of a shorter linger), gives them all back. Actions that
 /// come often are caught by lingers; actions a second apart soon wake the thread each, and lingers
 /// cost them nothing.
 ///
@@ -74,7 +75,7 @@ struct LineQueue {
     /// last nap is the longest a line offered to a lingering queue waits before its write starts.
     static let mostChecks = 6
     /// What a linger of ``mostChecks`` covers: an offer to an idle queue that comes sooner after
-    /// the queue went idle gives a linger all its checks back.
+    /// the drainer ran out gives a linger all its checks back.
     static let span: TimeInterval = 0.0315
   }
 
@@ -88,8 +89,12 @@ struct LineQueue {
   let lingers: Bool
   /// How many checks the next linger may take: adapts (see above).
   private(set) var lingerChecks: Int
-  /// When the queue last went idle; `nil` while a drainer runs or lingers.
+  /// When the drainer last ran out of lines, if the queue is idle since: a whole linger would
+  /// have caught a line offered within ``Linger/span`` of it. `nil` while a drainer runs or
+  /// lingers, and after ``endLinger()``.
   private var idleSince: Date?
+  /// When the drainer ran out of lines, while it lingers.
+  private var ranOut: Date?
   /// The lines queued, not yet taken by the drainer.
   private var entries: [Entry] = []
   /// The run of lines dropped since the queue was last full, not yet taken.
@@ -141,6 +146,7 @@ struct LineQueue {
     case .lingering:
       guard entries.count >= wakeCount else { return false }
       drainer = .draining
+      ranOut = nil
       return true
     }
   }
@@ -162,6 +168,7 @@ struct LineQueue {
       return ([], nil)
     }
     generation &+= 1
+    ranOut = now
     drainer = .lingering(generation: generation, nap: Linger.firstNap, left: lingerChecks - 1)
     return ([], Nap(generation: generation, nanoseconds: Linger.firstNap))
   }
@@ -171,13 +178,18 @@ struct LineQueue {
     guard case .lingering(nap.generation, let length, let left) = drainer else { return .nothing }
     if !entries.isEmpty || dropped != nil {
       drainer = .draining
+      ranOut = nil
       return .drain
     }
     guard left > 0 else {
       // A whole linger, for nothing: the next one takes half as many checks.
+      // A line that comes later is measured from when the drainer ran out, as a whole linger
+      // would have waited from then: from the end of this one, lines spaced past a whole linger
+      // would give back every check they cost, and never wake the thread for less.
       lingerChecks /= 2
       drainer = .idle
-      idleSince = now
+      idleSince = ranOut ?? now
+      ranOut = nil
       return .nothing
     }
     let next = length &* 2
@@ -189,6 +201,7 @@ struct LineQueue {
   /// drainer (returns `true`). Nothing while a drainer runs, or none lingers.
   mutating func endLinger() -> Bool {
     guard case .lingering = drainer else { return false }
+    ranOut = nil
     if entries.isEmpty && dropped == nil {
       drainer = .idle
       idleSince = nil
