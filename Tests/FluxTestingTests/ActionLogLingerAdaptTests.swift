@@ -1,4 +1,6 @@
 import Dispatch
+import FluxCore
+import FluxTesting
 import Foundation
 import Testing
 
@@ -89,6 +91,27 @@ struct ActionLogLingerAdaptTests {
         "limit \(limit), round \(round): \(writer.written.count) written, \(writer.dropped) dropped of \(offered)")
       #expect(writer.written == writer.written.sorted(), "limit \(limit), round \(round)")
     }
+  }
+
+  @Test(
+    "a log whose actions come 40 ms apart, then 1 ms apart, then 40 ms apart again writes every line in order without flush()"
+  )
+  func pacedActionsAreWrittenInOrderAsTheLingersAdapt() throws {
+    let lines = Lines()
+    let log = ActionLog(output: lines.output)
+    let store = Store<CounterState>(
+      state: .init(), mutations: .init(), executor: .immediate, middlewares: [log.middleware(label: "c")])
+    let paces: [UInt32] =
+      Array(repeating: 40_000, count: 8) + Array(repeating: 1_000, count: 20)
+      + Array(repeating: 40_000, count: 8)
+    for (index, pace) in paces.enumerated() {
+      store.actions.dispatch(action: .add(index + 1))
+      usleep(pace)
+    }
+    try #require(
+      ActionLogLingerTests.wait { lines.all.count == paces.count },
+      "\(lines.all.count) of \(paces.count) lines written")
+    #expect(lines.all.compactMap(ActionLogLingerTests.amount) == Array(1...paces.count))
   }
 }
 
