@@ -45,7 +45,7 @@ struct ActionLogLingerTests {
     }
     let whole = emptyLinger()
     #expect(whole == [500_000, 1_000_000, 2_000_000, 4_000_000, 8_000_000, 16_000_000])
-    #expect(Double(whole.reduce(0, +)) / 1e9 == LineQueue.Linger.span)
+    #expect(Double(whole.reduce(0, +)) / 1e9 == LineQueue.Linger.reach)
     #expect(emptyLinger().count == 3)
     #expect(emptyLinger().count == 1)
     #expect(emptyLinger().isEmpty, "a queue whose lingers caught nothing still lingers")
@@ -135,7 +135,7 @@ struct ActionLogLingerTests {
     try #require(Self.wait { lines.all.count == 1 })
     store.actions.dispatch(action: .add(2))  // the drainer lingers now
     try #require(Self.wait { lines.all.count == 2 }, "a line offered while the log lingered was not written")
-    Thread.sleep(forTimeInterval: LineQueue.Linger.span + 0.2)
+    Thread.sleep(forTimeInterval: LineQueue.Linger.reach + 0.2)
     store.actions.dispatch(action: .add(3))  // the queue is idle again
     try #require(Self.wait { lines.all.count == 3 }, "a line offered after the linger was not written")
     #expect(lines.all.compactMap(Self.amount) == [1, 2, 3])

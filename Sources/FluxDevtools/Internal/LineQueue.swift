@@ -76,7 +76,7 @@ struct LineQueue {
     static let mostChecks = 6
     /// What a linger of ``mostChecks`` covers: an offer to an idle queue that comes sooner after
     /// the drainer ran out gives a linger all its checks back.
-    static let span: TimeInterval = 0.0315
+    static let reach: TimeInterval = 0.0315
   }
 
   /// The most lines that wait; more are dropped.
@@ -90,7 +90,7 @@ struct LineQueue {
   /// How many checks the next linger may take: adapts (see above).
   private(set) var lingerChecks: Int
   /// When the drainer last ran out of lines, if the queue is idle since: a whole linger would
-  /// have caught a line offered within ``Linger/span`` of it. `nil` while a drainer runs or
+  /// have caught a line offered within ``Linger/reach`` of it. `nil` while a drainer runs or
   /// lingers, and after ``endLinger()``.
   private var idleSince: Date?
   /// When the drainer ran out of lines, while it lingers.
@@ -137,7 +137,7 @@ struct LineQueue {
     case .draining:
       return false
     case .idle:
-      if lingers, let idleSince, date.timeIntervalSince(idleSince) < Linger.span {
+      if lingers, let idleSince, date.timeIntervalSince(idleSince) < Linger.reach {
         lingerChecks = Linger.mostChecks  // a whole linger would have caught this line
       }
       idleSince = nil
