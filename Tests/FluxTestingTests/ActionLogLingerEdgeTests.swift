@@ -178,18 +178,7 @@ struct ActionLogLingerEdgeTests {
           log.flush()
           exit(0)
         }
-        var status: Int32 = 0
-        var ended = false
-        for _ in 0..<3_000 where !ended {
-          ended = waitpid(child, &status, WNOHANG) == child
-          if !ended { usleep(10_000) }
-        }
-        if !ended {
-          kill(child, SIGKILL)
-          _exit(2)
-        }
-        // Ended by itself, not by a signal (under a sanitizer its leak check may set the code).
-        guard status & 0x7f == 0 else { _exit(3) }
+        waitForChildToEndByItself(child)
         log.flush()
         guard lines.all.compactMap(ActionLogLingerTests.amount) == [1, 2] else { _exit(4) }
         withExtendedLifetime((log, store)) { exit(0) }

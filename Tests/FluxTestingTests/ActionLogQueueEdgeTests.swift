@@ -162,19 +162,7 @@ struct ActionLogQueueEdgeTests {
           log.writeFlightRecord()
           exit(0)  // as a child whose exec failed may
         }
-        // The child must end by itself; if it does not within 30 seconds, it waits for ever.
-        var status: Int32 = 0
-        var ended = false
-        for _ in 0..<3_000 where !ended {
-          ended = waitpid(child, &status, WNOHANG) == child
-          if !ended { usleep(10_000) }
-        }
-        if !ended {
-          kill(child, SIGKILL)
-          _exit(2)
-        }
-        // Ended by itself, not by a signal (under a sanitizer its leak check may set the code).
-        guard status & 0x7f == 0 else { _exit(3) }
+        waitForChildToEndByItself(child)
         withExtendedLifetime((log, store)) { exit(0) }
       }
       let text = try String(contentsOf: url, encoding: .utf8)
