@@ -9,8 +9,18 @@ import Testing
 struct ActionLogNoHardLinksTests {
   private static let refused = "another action log is writing to it (in this process or another); only one may"
 
+  /// The names in `folder`, once fusefat has let go of the files removed while open.
+  ///
+  /// fusefat keeps a file removed while still open under a name of its own (`.fuse_hidden…`)
+  /// until it has handled the file's close, which the system sends it after `close` returns: a
+  /// temporary file an opener closed and then removed may show for a moment.
   private func names(in folder: URL) throws -> [String] {
-    try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    let deadline = Date().addingTimeInterval(10)
+    while true {
+      let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+      guard names.contains(where: { $0.hasPrefix(".fuse_hidden") }), Date() < deadline else { return names }
+      Thread.sleep(forTimeInterval: 0.002)
+    }
   }
 
   @Test(
@@ -77,11 +87,14 @@ struct ActionLogNoHardLinksTests {
         // The winner's lines are at the path; the old file is kept once, whole; whatever else an
         // opener left beside it is an empty file it made.
         #expect(FileManager.default.contents(atPath: url.path) == Data("{\"winner\":\(round)}\n".utf8))
-        let kept = try names(in: folder).filter { $0 != "s.jsonl" }.map {
+        let names = try names(in: folder).filter { $0 != "s.jsonl" }
+        let kept = names.map {
           FileManager.default.contents(atPath: folder.appendingPathComponent($0).path) ?? Data("unreadable".utf8)
         }
-        #expect(kept.filter { $0 == Data("old\n".utf8) }.count == (hasOld ? 1 : 0))
-        #expect(kept.allSatisfy { $0.isEmpty || $0 == Data("old\n".utf8) })
+        #expect(kept.filter { $0 == Data("old\n".utf8) }.count == (hasOld ? 1 : 0), "\(names)")
+        #expect(
+          kept.allSatisfy { $0.isEmpty || $0 == Data("old\n".utf8) },
+          "\(names): \(kept.map { String(decoding: $0, as: UTF8.self) })")
       }
     }
   }
