@@ -192,21 +192,25 @@ private final class FreesItsStore: Middleware, @unchecked Sendable {
 }
 
 /// Breaks a wait that would never end: runs the manual executors it watches from another thread
-/// once two minutes have passed since it began or was last given an executor, without the test
-/// stopping it, and says so. Not a measure of speed: a round of a test on a loaded machine may
-/// wait seconds for a thread (20 rounds took 134 s under the thread sanitizer beside other
-/// builds), never minutes; a wait that needs the watchdog to end fails its test rather than
-/// hang it.
+/// once five minutes have passed since it began or was last given an executor, without the test
+/// stopping it, and says so. Not a measure of speed: a test on a loaded machine may wait long for
+/// a thread of the cooperative pool (a round waited over two minutes under the thread sanitizer
+/// beside other builds); a wait that needs the watchdog to end fails its test rather than hang
+/// it.
 final class Watchdog: @unchecked Sendable {
   // Guarded by `lock`.
   private let lock = NSLock()
   private var watched: [ManualExecutor] = []
   private var isStopped = false
   private var hasFired = false
-  /// When the watchdog starts running the executors: 120 s after it began or was last given an
-  /// executor to watch, so that a test of many rounds on a loaded machine (under the thread
-  /// sanitizer, beside other tests) is never taken for one that hangs.
-  private var deadline = DispatchTime.now() + .seconds(120)
+  /// When the watchdog starts running the executors: five minutes after it began or was last
+  /// given an executor to watch, so that a test of many rounds on a loaded machine (under the
+  /// thread sanitizer, beside other tests) is never taken for one that hangs. Swift Testing runs
+  /// synchronous tests on the threads of the cooperative pool, as many as the cores: while two
+  /// long ones run on a machine of two, an awaiting test's task waits for a thread, over two
+  /// minutes at times.
+  private static let patience = DispatchTimeInterval.seconds(300)
+  private var deadline = DispatchTime.now() + Watchdog.patience
 
   init(running manual: ManualExecutor? = nil) {
     if let manual { watched.append(manual) }
@@ -225,11 +229,11 @@ final class Watchdog: @unchecked Sendable {
     }
   }
 
-  /// Watches `manual` too, for 120 s from now.
+  /// Watches `manual` too, for five minutes from now.
   func watch(_ manual: ManualExecutor) {
     lock.withLock {
       watched.append(manual)
-      deadline = .now() + .seconds(120)
+      deadline = .now() + Watchdog.patience
     }
   }
 
