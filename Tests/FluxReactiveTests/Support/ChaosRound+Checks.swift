@@ -16,8 +16,9 @@ extension ChaosRound {
           world.owners = []
           world.scope = nil
           world.live = []
+          world.scopesHandedOver = []
         }
-        return (world.subjects, world.owners, world.scope)
+        return (world.subjects, world.owners, world.scope, world.scopesHandedOver)
       }
       withExtendedLifetime(dropped) {}
     }

@@ -20,7 +20,8 @@ import Foundation
 /// subject may be dropped and replaced by a newer one), and an observer waits only for subjects
 /// that come later in that order: one of the subject in slot `i` sends only to its own subject or
 /// to slots above `i`, disposes only observations of its own subject or later ones, and disposes
-/// no scope; observers on queues and in tasks only record.
+/// no scope, nor lets go of the last reference to one (whose deinit disposes what it holds);
+/// observers on queues and in tasks only record.
 final class ChaosRound: @unchecked Sendable {
   static let slotCount = 4
 
@@ -39,6 +40,9 @@ final class ChaosRound: @unchecked Sendable {
     var live: [ChaosObservation] = []
     var scope: DisposableScope? = DisposableScope()
     var scopeRecords: [ChaosObservation] = []
+    /// Scopes an observer added to, handed over so that their last reference goes on a thread
+    /// in no delivery (see `observe`).
+    var scopesHandedOver: [DisposableScope] = []
     var weakScopes: [WeakScope] = []
     var owners: [ChaosOwner] = []
     var nextID = 0
@@ -140,9 +144,14 @@ final class ChaosRound: @unchecked Sendable {
     if inScope, let disposable {
       let scope = world.withLock { $0.scope }
       scope += disposable
+      // A scope's deinit disposes what it holds, and a disposal waits for a delivery on another
+      // thread: if a thread dropped the world's scope meanwhile, this reference could be the
+      // last, and going inside a delivery it would wait for subjects that come earlier in the
+      // round's order (a real deadlock, rule 3). The world takes it over; `run` lets it go.
       world.withLock { world in
         record.state.withLock { $0.isInScope = true }
         if world.scope === scope { world.scopeRecords.append(record) }
+        if let scope { world.scopesHandedOver.append(scope) }
       }
     } else {
       world.withLock { $0.live.append(record) }
@@ -338,6 +347,12 @@ final class ChaosRound: @unchecked Sendable {
     world.withLock { $0.arrived += 1 }
     while world.withLock({ $0.arrived }) < threadCount { yieldThread() }
     for _ in 0..<steps {
+      // Outside every delivery: a scope whose last reference goes here may wait for one.
+      let handedOver = world.withLock { world in
+        defer { world.scopesHandedOver = [] }
+        return world.scopesHandedOver
+      }
+      withExtendedLifetime(handedOver) {}
       let roll = Int.random(in: 0..<1_000, using: &random)
       let slot = Int.random(in: 0..<Self.slotCount, using: &random)
       let choice = Int.random(in: 0..<1_000, using: &random)
