@@ -26,7 +26,8 @@ import Foundation
 ///
 /// > Important: Thread-safe: stores on any executors may share one log. The committing thread
 /// > only queues what the line needs, as values (the action, the snapshot, the time, the label,
-/// > the outcome): about a microsecond, whatever the state's size (see the benchmarks). The
+/// > the outcome): about a microsecond, whatever the state's size, with its caches warm (after
+/// > a pause, the log's code may have to be fetched again: see the benchmarks). The
 /// > log's own queue encodes the lines and writes them, one at a time, whole, in the order their
 /// > actions ended, so `dispatch` returns before its line is out. When the queue runs out of
 /// > lines it lingers, looking for more after naps of 0.5 to 16 ms, 31.5 ms in all: a line that

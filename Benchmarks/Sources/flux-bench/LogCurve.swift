@@ -76,7 +76,7 @@ enum LogCurve {
 }
 
 /// A state of `items` items, its snapshot the items as a value.
-private final class ItemsState: State, Snapshotting, @unchecked Sendable {
+final class ItemsState: State, Snapshotting, @unchecked Sendable {
   // `@unchecked Sendable`: touched only by the store's commits and hooks, on the one thread that
   // dispatches to it (`.immediate`).
   typealias Action = ItemsAction
@@ -105,12 +105,12 @@ private final class ItemsState: State, Snapshotting, @unchecked Sendable {
   static func restore(_ snapshot: Snapshot) -> ItemsAction { .count }
 }
 
-private enum ItemsAction: Codable, Sendable {
+enum ItemsAction: Codable, Sendable {
   case count
   case touch(Int)
 }
 
-private struct ItemsMutations: Mutations {
+struct ItemsMutations: Mutations {
   func commit(action: ItemsAction, state: ItemsState) {
     switch action {
     case .count: state.count &+= 1

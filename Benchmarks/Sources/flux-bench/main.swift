@@ -14,6 +14,7 @@ let usage = """
          flux-bench scaling-child CURVE IMPLEMENTATION SIZE [--work F]
          flux-bench inspector [--actions N] [--rounds N]
          flux-bench log-curve [--sizes 10,100,1000,10000,100000]
+         flux-bench log-pace [--paces 1,10,100,250,500,1500]
          flux-bench mirror-curve [--sizes 1,10,100,1000] [--actions N]
 
   run    (default) each workload of each contender in N fresh processes; prints the table of medians
@@ -26,6 +27,8 @@ let usage = """
                  dead inspector (Linux)
   log-curve      what a logged action with a snapshot costs the committing thread and end to end,
                  over the size of the state
+  log-pace       what a logged action costs the committing thread, and the whole process, at paces
+                 from 1 ms to 1.5 s between actions
   mirror-curve   the same with `snapshots: .mirror`; `--actions N` runs N actions once per size
                  (for callgrind)
   """
@@ -115,6 +118,7 @@ case "run": exit(run(arguments.dropFirst()))
 case "scaling": exit(scaling(arguments.dropFirst()))
 case "scaling-child": exit(scalingChild(arguments.dropFirst()))
 case "log-curve": exit(LogCurve.main(arguments.dropFirst()))
+case "log-pace": exit(LogPace.main(arguments.dropFirst()))
 case "mirror-curve": exit(MirrorCurve.main(arguments.dropFirst()))
 #if canImport(Glibc)
   case "inspector": exit(InspectorBench.main(arguments.dropFirst()))
